@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce: software RoCE v2.
+#
+#   make            build kernel/sroce.ko and provider/libsroce-rdmav34.so
+#   make check      install missing packages, unit tests, guest integration tests
+#   make demo       install missing packages, boot a guest, show sroce at work
+#   make bench      sroce next to rdma_rxe in one guest boot
+#   make style      checkpatch --strict and clang-format
+#   make C=2        also run sparse over the kernel sources
+#   make install    install module, provider and the libibverbs driver file
+
+KVER ?= $(shell uname -r)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
+	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+export KDIR
+
+PREFIX ?= /usr
+LIBDIR ?= $(PREFIX)/lib/$(shell gcc -print-multiarch 2>/dev/null)
+PROVIDER_DIR ?= $(LIBDIR)/libibverbs
+DRIVER_D ?= /etc/libibverbs.d
+
+.PHONY: all kernel provider unit check integration demo bench deps \
+	style install uninstall clean help
+
+all: kernel provider
+
+kernel:
+	@test -n "$(KDIR)" || { echo "no kernel headers: set KDIR or run 'make deps'"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+provider:
+	$(MAKE) -C provider
+
+unit:
+	$(MAKE) -C tests/unit run
+
+deps:
+	scripts/deps.sh
+
+# check: unit tests on the host, then the integration tests in a guest.
+check: deps
+	$(MAKE) all
+	scripts/check.sh
+
+integration: all
+	tests/integration/run.sh
+
+demo: deps
+	$(MAKE) all
+	tests/vm/vm-run --timeout 600 -- tests/demo.sh
+
+bench: deps
+	$(MAKE) all
+	@test -x bench/run.sh || { echo "bench/run.sh: not yet available"; exit 1; }
+	bench/run.sh
+
+style:
+	scripts/style.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER) || true
+	install -D -m 0644 provider/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
+	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
+
+uninstall:
+	rm -f $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so $(DESTDIR)$(DRIVER_D)/sroce.driver
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C provider clean
+	-$(MAKE) -C tests/unit clean

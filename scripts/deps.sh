@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian 12 packages sroce needs to build and test, if missing.
+set -euo pipefail
+
+pkgs=(
+	gcc make bc pkg-config kmod cpio xz-utils zstd dwarves sparse
+	linux-headers-amd64 linux-image-amd64
+	qemu-system-x86 busybox-static
+	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev
+	librdmacm1 librdmacm-dev rdmacm-utils perftest python3-pyverbs
+	iproute2 iputils-ping tcpdump tshark ethtool procps clang-format
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run as root to install)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
