@@ -18,6 +18,7 @@
 
 struct sroce_net;
 struct sroce_counters;
+struct rdma_link_ops;
 
 /*
  * Limits advertised by query_device and enforced at object creation.
@@ -25,23 +26,23 @@ struct sroce_counters;
  */
 enum sroce_limits {
 	SROCE_MAX_QP = 16384,
-	SROCE_MAX_QP_WR = 16384,	/* power of two */
+	SROCE_MAX_QP_WR = 16384, /* power of two */
 	SROCE_MAX_SGE = 32,
 	SROCE_MAX_INLINE = 512,
 	SROCE_MAX_CQ = 16384,
-	SROCE_MAX_CQE = 65536,		/* power of two */
+	SROCE_MAX_CQE = 65536, /* power of two */
 	SROCE_MAX_MR = 65536,
 	SROCE_MAX_PD = 65536,
 	SROCE_MAX_AH = 65536,
 	SROCE_MAX_SRQ = 4096,
 	SROCE_MAX_SRQ_WR = 16384,
 	SROCE_MAX_SRQ_SGE = 32,
-	SROCE_MAX_RD_ATOM = 128,	/* per QP, initiator and responder */
+	SROCE_MAX_RD_ATOM = 128, /* per QP, initiator and responder */
 	SROCE_MAX_MCAST_GRP = 8192,
 	SROCE_MAX_MCAST_QP_ATTACH = 56,
 	SROCE_MAX_PKEYS = 1,
 	SROCE_GID_TBL_LEN = 1024,
-	SROCE_MIN_QPN = 16,		/* 0/1 are special; GSI is QPN 1 */
+	SROCE_MIN_QPN = 16, /* 0/1 are special; GSI is QPN 1 */
 	SROCE_MAX_QPN = 0xffffff,
 };
 
@@ -70,10 +71,17 @@ struct sroce_dev {
 	/* Advertised capabilities; written once before registration. */
 	struct ib_device_attr attr;
 
-	/* Protects port_state and active_mtu (netdev notifier vs. queries). */
+	/*
+	 * Protects port_state, phys_state, active_mtu, active_speed and
+	 * active_width: written by the netdev notifier (rtnl held), read by
+	 * query_port and the data path.  Taken with interrupts disabled.
+	 */
 	spinlock_t port_lock;
 	enum ib_port_state port_state;
+	enum ib_port_phys_state phys_state;
 	enum ib_mtu active_mtu;
+	u16 active_speed; /* enum ib_port_speed */
+	u8 active_width; /* enum ib_port_width */
 
 	/* Live objects per kind, checked against attr limits on create. */
 	atomic_t res_count[SROCE_RES_MAX];
@@ -84,17 +92,38 @@ struct sroce_dev {
 	 * [SROCE_MIN_QPN, SROCE_MAX_QPN] (GSI is stored at index 1).
 	 */
 	struct xarray qp_xa;
-	u32 qpn_next;			/* cyclic hint, guarded by qp_xa lock */
+	u32 qpn_next; /* cyclic hint, guarded by qp_xa lock */
 
 	/* ah_num -> struct sroce_ah *, for UD send WQEs (XA_FLAGS_ALLOC1). */
 	struct xarray ah_xa;
-	u32 ah_next;			/* cyclic hint, guarded by ah_xa lock */
+	u32 ah_next; /* cyclic hint, guarded by ah_xa lock */
+
+	/*
+	 * MR index (lkey/rkey >> 8) -> struct sroce_mr * (verbs, mr.c).
+	 * Lookups take a reference under RCU; XA_FLAGS_ALLOC1, cyclic
+	 * allocation.  Initialised by sroce_verbs_dev_init().
+	 */
+	struct xarray mr_xa;
+	u32 mr_next; /* cyclic hint, guarded by mr_xa lock */
 
 	/* Per-cpu statistics exposed as rdma hw stats (counters.c). */
 	struct sroce_counters __percpu *stats;
 
 	/* Entry in sroce_dev_list (device.c), guarded by sroce_dev_lock. */
 	struct list_head list;
+
+	/*
+	 * ndev was unregistered (or left its namespace) while this device
+	 * existed; guarded by sroce_dev_lock.  Tells a newlink that is still
+	 * registering the device to unregister it again.
+	 */
+	bool ndev_gone;
+
+	/*
+	 * Entry in the receive lookup list of sn (net.c): written under
+	 * sroce_net_lock, read under RCU by the encap_rcv handler.
+	 */
+	struct list_head net_node;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -125,8 +154,15 @@ static inline void sroce_res_put(struct sroce_dev *sdev, enum sroce_res kind)
 enum ib_mtu sroce_dev_active_mtu(struct sroce_dev *sdev);
 enum ib_port_state sroce_dev_port_state(struct sroce_dev *sdev);
 
-/* rdma link type "sroce" (device.c). */
+/*
+ * Module init/exit (device.c): init registers the netdev notifier; exit
+ * removes every sroce device (the rdma link type must be unregistered
+ * first so that no newlink runs), then unregisters the notifier.
+ */
 int sroce_device_init(void);
 void sroce_device_exit(void);
+
+/* rdma link type "sroce", registered by main.c after sroce_device_init(). */
+extern struct rdma_link_ops sroce_link_ops;
 
 #endif /* _SROCE_DEVICE_H */

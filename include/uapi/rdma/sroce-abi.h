@@ -51,9 +51,9 @@
 
 struct sroce_ring_hdr {
 	/* Line 0: geometry, written once by the kernel before mapping. */
-	__u32 log2_slots;	/* number of slots = 1 << log2_slots */
-	__u32 slot_size;	/* bytes per slot, multiple of 16 */
-	__u32 flags;		/* SROCE_RING_F_* (kernel writes) */
+	__u32 log2_slots; /* number of slots = 1 << log2_slots */
+	__u32 slot_size; /* bytes per slot, multiple of 16 */
+	__u32 flags; /* SROCE_RING_F_* (kernel writes) */
 	__u32 reserved0[13];
 	/* Line 1: producer index, written only by the producer. */
 	__u32 prod;
@@ -102,13 +102,13 @@ enum sroce_wr_opcode {
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
-	__u32 opcode;		/* enum sroce_wr_opcode */
-	__u32 flags;		/* SROCE_WQE_* */
-	__u32 num_sge;		/* SGEs after the header (not inline) */
-	__u32 inline_len;	/* bytes of inline data (inline only) */
+	__u32 opcode; /* enum sroce_wr_opcode */
+	__u32 flags; /* SROCE_WQE_* */
+	__u32 num_sge; /* SGEs after the header (not inline) */
+	__u32 inline_len; /* bytes of inline data (inline only) */
 	union {
-		__be32 imm_data;	/* *_WITH_IMM */
-		__u32 invalidate_rkey;	/* SEND_WITH_INV, LOCAL_INV */
+		__be32 imm_data; /* *_WITH_IMM */
+		__u32 invalidate_rkey; /* SEND_WITH_INV, LOCAL_INV */
 	} ex;
 	__u32 reserved0;
 	union {
@@ -125,7 +125,7 @@ struct sroce_send_wqe {
 			__u32 reserved;
 		} atomic;
 		struct {
-			__u32 ah_num;	/* from struct sroce_create_ah_resp */
+			__u32 ah_num; /* from struct sroce_create_ah_resp */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
 			__u32 reserved;
@@ -141,13 +141,22 @@ struct sroce_recv_wqe {
 };
 
 /*
+ * CQE flags.  Not the values of enum ibv_wc_flags: the provider translates.
+ * (They equal the kernel's IB_WC_* bits, which sroce.ko asserts.)
+ */
+#define SROCE_CQE_F_GRH (1U << 0) /* UD: 40-byte GRH area filled */
+#define SROCE_CQE_F_WITH_IMM (1U << 1) /* ex.imm_data valid */
+#define SROCE_CQE_F_WITH_INV (1U << 2) /* ex.invalidate_rkey valid */
+#define SROCE_CQE_F_IP_CSUM_OK (1U << 3)
+
+/*
  * Completion queue slot.  The first 48 bytes are struct ib_uverbs_wc so the
  * provider can fill struct ibv_wc field by field.
  */
 struct sroce_cqe {
 	__aligned_u64 wr_id;
-	__u32 status;		/* enum ibv_wc_status */
-	__u32 opcode;		/* enum ibv_wc_opcode */
+	__u32 status; /* enum ibv_wc_status */
+	__u32 opcode; /* enum ibv_wc_opcode */
 	__u32 vendor_err;
 	__u32 byte_len;
 	union {
@@ -156,13 +165,13 @@ struct sroce_cqe {
 	} ex;
 	__u32 qp_num;
 	__u32 src_qp;
-	__u32 wc_flags;		/* enum ibv_wc_flags */
+	__u32 wc_flags; /* SROCE_CQE_F_* */
 	__u16 pkey_index;
 	__u16 slid;
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u8 port_num;
-	__u8 network_hdr_type;	/* enum ib_gid_type style, 0 if unknown */
+	__u8 network_hdr_type; /* enum ib_gid_type style, 0 if unknown */
 	__aligned_u64 timestamp; /* ns, 0 when not recorded */
 	__u32 reserved[2];
 };
@@ -170,7 +179,7 @@ struct sroce_cqe {
 /* ---- uverbs driver data ---- */
 
 struct sroce_alloc_context_resp {
-	__u32 abi_version;	/* SROCE_ABI_VERSION */
+	__u32 abi_version; /* SROCE_ABI_VERSION */
 	__u32 reserved;
 };
 
@@ -179,7 +188,7 @@ struct sroce_alloc_context_resp {
  */
 struct sroce_create_cq_resp {
 	__aligned_u64 mmap_offset;
-	__u32 mmap_size;	/* bytes to map */
+	__u32 mmap_size; /* bytes to map */
 	__u32 reserved;
 };
 
@@ -199,7 +208,7 @@ struct sroce_create_qp_resp {
 	__aligned_u64 rq_mmap_offset;
 	__u32 sq_mmap_size;
 	__u32 rq_mmap_size;
-	__u32 max_inline_data;	/* as granted; fits in one SQ slot */
+	__u32 max_inline_data; /* as granted; fits in one SQ slot */
 	__u32 reserved;
 };
 

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * comp.c - the completer of an RC QP (IBA 9.7.5.1 requester side, 9.9.2):
+ * ACK/NAK, RDMA READ response and atomic ACK processing, the retransmit
+ * timer (C9-140: 4.096 us * 2^timeout, retry_cnt) and the RNR timer
+ * (C9-143: rnr_retry, 7 = infinite), and send completions in WQE order.
+ *
+ * Runs on the SEND side of the QP under req.lock (see req.h for the
+ * contexts): from softirq for each response packet (sroce_comp_rx()) and
+ * from the two timers.  The timers hold no QP reference; they never re-arm
+ * once req.stopped is set and destroy deletes them synchronously after.
+ *
+ * A response is trusted only after its PSN is checked against the window
+ * of outstanding requests [una_psn, psn); everything else is dropped and
+ * counted.  Completions the completer generates are posted by the caller
+ * after it drops req.lock (sroce_req_after_unlock()), in WQE order, by one
+ * context at a time (sroce_req_post_cqes()); sroce_req_flush() completes
+ * everything outstanding when the QP enters ERR.
+ */
+#include <linux/jiffies.h>
+#include <linux/skbuff.h>
+
+#include "comp.h"
+#include "counters.h"
+#include "cq.h"
+#include "device.h"
+#include "mem.h"
+#include "proto/hdr.h"
+#include "proto/opcode.h"
+#include "proto/psn.h"
+#include "qp.h"
+#include "recv.h"
+#include "req.h"
+
+/* Shortest RNR wait we honour, whatever the NAK says. */
+#define SROCE_RNR_MIN_USECS 10
+
+static bool sroce_swqe_rd_atomic(const struct sroce_swqe *swqe)
+{
+	return swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
+	       swqe->wqe.opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       swqe->wqe.opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* WQE @idx has had at least one packet sent (it has PSNs). */
+static bool sroce_comp_sent(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (idx == req->fetched)
+		return false;
+	return sroce_req_swqe(qp, idx)->started &&
+	       (idx != req->next || sroce_req_swqe(qp, idx)->sent);
+}
+
+/* ---- timers ---- */
+
+void sroce_comp_arm_retrans(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (req->timeout_jiffies && !req->stopped &&
+	    !timer_pending(&req->retrans_timer))
+		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+}
+
+/* Forward progress: restart the timer, or stop it when all is acked. */
+static void sroce_comp_progress(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	req->retries_left = req->retry_cnt;
+	req->seq_retry_armed = false;
+	if (req->psn == req->una_psn)
+		del_timer(&req->retrans_timer);
+	else if (req->timeout_jiffies && !req->stopped)
+		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+}
+
+static void sroce_comp_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, req.retrans_timer);
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
+	    req->rnr_wait || req->psn == req->una_psn) {
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	sroce_counter_inc(qp->sdev, SROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
+	if (!req->retries_left) {
+		sroce_req_fatal(qp, req->done, IB_WC_RETRY_EXC_ERR);
+	} else {
+		req->retries_left--;
+		sroce_req_retry(qp, req->una_psn);
+		sroce_req_run_locked(qp);
+	}
+	spin_unlock_bh(&req->lock);
+	sroce_req_after_unlock(qp);
+}
+
+static void sroce_comp_rnr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, req.rnr_timer);
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (req->stopped || req->error || !req->rnr_wait) {
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	req->rnr_wait = false;
+	sroce_req_retry(qp, req->rnr_psn);
+	sroce_req_run_locked(qp);
+	spin_unlock_bh(&req->lock);
+	sroce_req_after_unlock(qp);
+}
+
+void sroce_comp_timers_setup(struct sroce_qp *qp)
+{
+	timer_setup(&qp->req.retrans_timer, sroce_comp_retrans_timer, 0);
+	timer_setup(&qp->req.rnr_timer, sroce_comp_rnr_timer, 0);
+}
+
+/* ---- acknowledgment ---- */
+
+/*
+ * Complete every WQE whose PSNs all lie at or before @psn (IBA 9.7.5.1.1:
+ * ACKs coalesce).  A READ or atomic in that range without its response
+ * means the response was lost: an implied NAK (C9-150), restart there.
+ * Returns false if it restarted.
+ */
+static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 una;
+
+	lockdep_assert_held(&req->lock);
+
+	while (sroce_comp_sent(qp, req->done)) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
+
+		if (sroce_psn_after(swqe->last_psn, psn) ||
+		    req->done == req->next)
+			break;
+		if (sroce_swqe_rd_atomic(swqe)) {
+			sroce_counter_inc(qp->sdev,
+					  SROCE_CNT_IMPLIED_NAK_SEQ_ERR);
+			sroce_req_retry(qp, swqe->rd_psn);
+			return false;
+		}
+		sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
+	}
+	/* Never past a READ/atomic whose responses are still due. */
+	una = sroce_psn_next(psn);
+	if (sroce_comp_sent(qp, req->done)) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
+
+		if (sroce_swqe_rd_atomic(swqe) &&
+		    sroce_psn_after(una, swqe->rd_psn))
+			una = swqe->rd_psn;
+	}
+	if (sroce_psn_after(una, req->una_psn)) {
+		req->una_psn = una;
+		sroce_comp_progress(qp);
+	}
+	return true;
+}
+
+static enum ib_wc_status sroce_comp_nak_status(u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SROCE_NAK_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case SROCE_NAK_INVALID_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
+{
+	struct sroce_req *req = &qp->req;
+	u32 usecs;
+
+	lockdep_assert_held(&req->lock);
+	sroce_counter_inc(qp->sdev, SROCE_CNT_RNR_NAK_RCVD);
+	if (!req->rnr_left) {
+		sroce_req_fatal(qp, req->done, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (req->rnr_retry != 7)
+		req->rnr_left--;
+	usecs = max_t(u32, sroce_rnr_timer_usecs(timer_code),
+		      SROCE_RNR_MIN_USECS);
+	req->rnr_wait = true;
+	req->rnr_psn = psn;
+	del_timer(&req->retrans_timer);
+	mod_timer(&req->rnr_timer, jiffies + usecs_to_jiffies(usecs));
+}
+
+/* ACK, RNR NAK or NAK carried by an ACK packet (IBA 9.7.5.1, Table 43). */
+static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syn)
+{
+	struct sroce_req *req = &qp->req;
+	u8 val = sroce_aeth_syn_value(syn);
+
+	switch (sroce_aeth_syn_type(syn)) {
+	case SROCE_AETH_ACK:
+		sroce_comp_ack_upto(qp, psn);
+		return;
+	case SROCE_AETH_RNR_NAK:
+		if (sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MAX)))
+			sroce_comp_rnr(qp, psn, val);
+		return;
+	case SROCE_AETH_NAK:
+		if (!sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MAX)))
+			return;
+		if (val == SROCE_NAK_PSN_SEQ_ERR) {
+			sroce_counter_inc(qp->sdev, SROCE_CNT_PACKET_SEQ_ERR);
+			sroce_req_retry(qp, psn);
+			return;
+		}
+		if (req->done != req->fetched)
+			sroce_req_fatal(qp, req->done,
+					sroce_comp_nak_status(val));
+		return;
+	default:
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		return;
+	}
+}
+
+/* ---- READ responses and atomic ACKs ---- */
+
+/* Restart at @psn after a gap in responses, once per gap. */
+static void sroce_comp_gap(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->seq_retry_armed && req->seq_retry_psn == psn)
+		return;
+	req->seq_retry_armed = true;
+	req->seq_retry_psn = psn;
+	sroce_req_retry(qp, psn);
+}
+
+/* Is @opcode the right READ response kind for PSN @psn of @swqe? */
+static bool sroce_comp_read_pos_ok(struct sroce_swqe *swqe, u32 psn,
+				   const struct sroce_opcode_info *oi)
+{
+	bool first = psn == swqe->first_psn;
+	bool last = psn == swqe->last_psn;
+
+	if (first && last)
+		return oi->flags & SROCE_OPF_ONLY;
+	if (first)
+		return oi->flags & SROCE_OPF_FIRST;
+	if (last)
+		return oi->flags & SROCE_OPF_LAST;
+	return oi->flags & SROCE_OPF_MIDDLE;
+}
+
+static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *swqe;
+	u64 off;
+	u32 want;
+
+	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
+		return;
+	if (!sroce_comp_sent(qp, req->done))
+		goto bad;
+	swqe = sroce_req_swqe(qp, req->done);
+	if (unlikely(swqe->wqe.opcode != SROCE_WR_RDMA_READ ||
+		     !sroce_psn_in_range(cb->psn, swqe->first_psn,
+					 swqe->last_psn)))
+		goto bad;
+	if (cb->psn != swqe->rd_psn) {
+		if (sroce_psn_before(cb->psn, swqe->rd_psn)) {
+			sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_DUP);
+			return;
+		}
+		sroce_comp_gap(qp, swqe->rd_psn);
+		return;
+	}
+	off = (u64)sroce_psn_diff(cb->psn, swqe->first_psn) * req->mtu;
+	want = min_t(u64, req->mtu, swqe->len - off);
+	if (unlikely(!sroce_comp_read_pos_ok(swqe, cb->psn, cb->info) ||
+		     cb->paylen != want))
+		goto bad;
+	if (want && sroce_mem_sge_copy_skb(qp->sdev, qp->ibqp.pd,
+					   (struct sroce_sge *)swqe->data,
+					   swqe->wqe.num_sge, off, skb,
+					   cb->hdrlen, want, SROCE_TO_MEM)) {
+		sroce_req_fatal(qp, req->done, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	swqe->rd_psn = sroce_psn_next(cb->psn);
+	req->una_psn = swqe->rd_psn;
+	sroce_comp_progress(qp);
+	if (cb->psn == swqe->last_psn) {
+		if (req->rd_inflight)
+			req->rd_inflight--;
+		sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
+	}
+	return;
+bad:
+	sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+}
+
+static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *swqe;
+	struct sroce_sge *sge;
+	u64 orig;
+
+	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
+		return;
+	if (!sroce_comp_sent(qp, req->done))
+		goto bad;
+	swqe = sroce_req_swqe(qp, req->done);
+	if (unlikely(!sroce_swqe_rd_atomic(swqe) ||
+		     swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
+		     cb->psn != swqe->first_psn))
+		goto bad;
+	orig = sroce_atmack_orig(sroce_rx_ext(skb, SROCE_EXT_ATMACK));
+	sge = (struct sroce_sge *)swqe->data;
+	if (sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sge, swqe->wqe.num_sge, 0,
+			       &orig, sizeof(orig), SROCE_TO_MEM)) {
+		sroce_req_fatal(qp, req->done, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	req->una_psn = sroce_psn_next(cb->psn);
+	sroce_comp_progress(qp);
+	if (req->rd_inflight)
+		req->rd_inflight--;
+	sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
+	return;
+bad:
+	sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+}
+
+/* ---- send completions and flush ---- */
+
+static u32 sroce_wc_opcode(u32 op)
+{
+	switch (op) {
+	case SROCE_WR_RDMA_WRITE:
+	case SROCE_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case SROCE_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Give slot @n back to the producer (after its CQE is posted). */
+static void sroce_req_release_slot(struct sroce_qp *qp, u32 idx)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->req.kah)
+		qp->req.kah[idx & (qp->sq.queue.nslots - 1)] = NULL;
+	sroce_queue_consume(&qp->sq.queue, 1);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/*
+ * Post the CQEs of [posted, done) in order, with no QP lock held during
+ * sroce_cq_post().  One context at a time does it (req.posting); others
+ * leave their completions to it, so the CQ sees them in WQE order even
+ * when a completion handler posts and completes more work recursively.
+ */
+void sroce_req_post_cqes(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_cq *cq = to_scq(qp->ibqp.send_cq);
+
+	spin_lock_bh(&req->lock);
+	if (req->posting) {
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	req->posting = true;
+	while (req->posted != req->done) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->posted);
+		struct sroce_cqe cqe = {};
+		bool post = swqe->signaled || swqe->status != IB_WC_SUCCESS;
+		u32 idx = req->posted;
+
+		if (post) {
+			cqe.wr_id = swqe->wqe.wr_id;
+			cqe.status = swqe->status;
+			cqe.opcode = sroce_wc_opcode(swqe->wqe.opcode);
+			cqe.byte_len = swqe->len;
+			cqe.qp_num = qp->ibqp.qp_num;
+			cqe.port_num = 1;
+		}
+		spin_unlock_bh(&req->lock);
+		if (post)
+			sroce_cq_post(cq, &cqe, false);
+		spin_lock_bh(&req->lock);
+		sroce_req_release_slot(qp, idx);
+		req->posted++;
+	}
+	req->posting = false;
+	spin_unlock_bh(&req->lock);
+}
+
+/* After dropping req.lock: move to ERR if needed, then post CQEs. */
+void sroce_req_after_unlock(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool move = false;
+
+	spin_lock_bh(&req->lock);
+	if (req->error && !req->err_moved) {
+		req->err_moved = true;
+		move = true;
+	}
+	spin_unlock_bh(&req->lock);
+	if (move)
+		sroce_qp_error(qp); /* flushes, which posts the CQEs */
+	else
+		sroce_req_post_cqes(qp);
+}
+
+/* ---- flush ---- */
+
+void sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long flags;
+	u32 idx, prod;
+
+	spin_lock_bh(&req->lock);
+	req->state = IB_QPS_ERR;
+	del_timer(&req->retrans_timer);
+	del_timer(&req->rnr_timer);
+	req->rnr_wait = false;
+	/* Pull in everything posted, header only: wr_id and opcode. */
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->user && sroce_queue_peer_prod(&qp->sq.queue) < 0)
+		qp->sq.queue.prod = req->fetched;
+	prod = qp->sq.queue.prod;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	while (req->fetched != prod) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->fetched);
+
+		memcpy(&swqe->wqe,
+		       sroce_queue_slot(&qp->sq.queue, req->fetched),
+		       sizeof(swqe->wqe));
+		swqe->len = 0;
+		req->fetched++;
+	}
+	for (idx = req->done; idx != req->fetched; idx++) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, idx);
+
+		swqe->status = IB_WC_WR_FLUSH_ERR;
+		if (req->error && idx == req->err_idx)
+			swqe->status = req->err_status;
+		else
+			sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_CQE_FLUSH);
+		swqe->signaled = true;
+	}
+	req->done = req->fetched;
+	req->next = req->fetched;
+	req->rd_inflight = 0;
+	spin_unlock_bh(&req->lock);
+	sroce_req_post_cqes(qp);
+}
+
+/* ---- entry ---- */
+
+/* A response PSN must answer something outstanding: [una - 1, psn - 1]. */
+static bool sroce_comp_psn_ok(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	return sroce_psn_in_range(psn,
+				  sroce_psn_add(req->una_psn, SROCE_PSN_MAX),
+				  sroce_psn_add(req->psn, SROCE_PSN_MAX));
+}
+
+void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_req *req = &qp->req;
+	u8 syn = 0;
+
+	spin_lock_bh(&req->lock);
+	if (unlikely(req->stopped || req->error ||
+		     (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD &&
+		      req->state != IB_QPS_SQE))) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		goto unlock;
+	}
+	if (unlikely(!sroce_comp_psn_ok(qp, cb->psn))) {
+		/* Stale (before una - 1) or answering a PSN never sent. */
+		sroce_counter_inc(qp->sdev,
+				  sroce_psn_before(cb->psn, req->una_psn) ?
+					  SROCE_CNT_COMP_DROP_DUP :
+					  SROCE_CNT_COMP_DROP_BAD);
+		goto unlock;
+	}
+	if (cb->info->mask & SROCE_HDR_AETH)
+		syn = sroce_aeth_syndrome(sroce_rx_ext(skb, SROCE_EXT_AETH));
+
+	switch (cb->opcode) {
+	case SROCE_OP_RC_ACK:
+		sroce_comp_ack(qp, cb->psn, syn);
+		break;
+	case SROCE_OP_RC_ATOMIC_ACK:
+		if (unlikely(sroce_aeth_syn_type(syn) != SROCE_AETH_ACK)) {
+			sroce_comp_ack(qp, cb->psn, syn);
+			break;
+		}
+		sroce_comp_atomic_ack(qp, skb);
+		break;
+	case SROCE_OP_RC_READ_RESP_FIRST:
+	case SROCE_OP_RC_READ_RESP_MIDDLE:
+	case SROCE_OP_RC_READ_RESP_LAST:
+	case SROCE_OP_RC_READ_RESP_ONLY:
+		if (unlikely(cb->info->mask & SROCE_HDR_AETH &&
+			     sroce_aeth_syn_type(syn) != SROCE_AETH_ACK)) {
+			sroce_comp_ack(qp, cb->psn, syn);
+			break;
+		}
+		sroce_comp_read_resp(qp, skb);
+		break;
+	default:
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		goto unlock;
+	}
+	/* The window may have opened: let the requester go on. */
+	sroce_req_run_locked(qp);
+unlock:
+	spin_unlock_bh(&req->lock);
+	sroce_req_after_unlock(qp);
+	consume_skb(skb);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * comp.h - the completer: processes ACKs, NAKs, READ responses and atomic
+ * ACKs of an RC QP, runs the retransmit and RNR timers and posts send
+ * completions.  Runs on the SEND side of the QP, under qp->req.lock.
+ */
+#ifndef _SROCE_COMP_H
+#define _SROCE_COMP_H
+
+#include <linux/skbuff.h>
+
+struct sroce_qp;
+
+/*
+ * Response-class opcodes (ACK, READ response *, ATOMIC ACK) for an RC QP;
+ * takes ownership of @skb; softirq.
+ */
+void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* create: set up the retransmit and RNR timers of qp->req. */
+void sroce_comp_timers_setup(struct sroce_qp *qp);
+/* A request packet went out: make sure the retransmit timer runs. */
+void sroce_comp_arm_retrans(struct sroce_qp *qp);
+
+#endif /* _SROCE_COMP_H */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * counters.c - per-cpu device statistics exported as rdma hw stats.
+ *
+ * The values are per-cpu u64s in sdev->stats (counters.h); get_hw_stats
+ * sums them.  rx_drop_no_dev is the exception: a packet whose ingress
+ * netdev has no sroce device cannot be charged to a device, so it is
+ * counted per namespace (net.c) and every device of that namespace
+ * reports the namespace's total.
+ */
+#include <linux/build_bug.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+#include "counters.h"
+#include "device.h"
+#include "net.h"
+
+/* Index of the namespace-wide counter, after the per-device ones. */
+#define SROCE_STAT_RX_DROP_NO_DEV SROCE_CNT_MAX
+#define SROCE_STAT_MAX (SROCE_CNT_MAX + 1)
+
+/* Names as `rdma statistic` and hw_counters/ show them. */
+static const struct rdma_stat_desc sroce_stat_descs[] = {
+	[SROCE_CNT_RCVD_PKTS] = { .name = "rcvd_pkts" },
+	[SROCE_CNT_RCVD_BYTES] = { .name = "rcvd_bytes" },
+	[SROCE_CNT_RX_DROP_MALFORMED] = { .name = "rx_drop_malformed" },
+	[SROCE_CNT_RX_DROP_UNSUPPORTED] = { .name = "rx_drop_unsupported" },
+	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
+	[SROCE_CNT_SENT_PKTS] = { .name = "sent_pkts" },
+	[SROCE_CNT_SENT_BYTES] = { .name = "sent_bytes" },
+	[SROCE_CNT_TX_DROP] = { .name = "tx_drop" },
+	[SROCE_CNT_REQ_RETRANS] = { .name = "req_retransmits" },
+	[SROCE_CNT_LOCAL_ACK_TIMEOUT_ERR] = { .name = "local_ack_timeout_err" },
+	[SROCE_CNT_PACKET_SEQ_ERR] = { .name = "packet_seq_err" },
+	[SROCE_CNT_IMPLIED_NAK_SEQ_ERR] = { .name = "implied_nak_seq_err" },
+	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_retry_err" },
+	[SROCE_CNT_REQ_RETRIES_EXCEEDED] = { .name = "req_transport_retries_exceeded" },
+	[SROCE_CNT_REQ_RNR_RETRIES_EXCEEDED] = { .name = "req_rnr_retries_exceeded" },
+	[SROCE_CNT_REQ_CQE_ERROR] = { .name = "req_cqe_error" },
+	[SROCE_CNT_REQ_CQE_FLUSH] = { .name = "req_cqe_flush_error" },
+	[SROCE_CNT_COMP_DROP_DUP] = { .name = "comp_duplicate_response" },
+	[SROCE_CNT_COMP_DROP_BAD] = { .name = "comp_drop_invalid" },
+	[SROCE_CNT_REQ_WORK_RUNS] = { .name = "req_work_runs" },
+	[SROCE_CNT_REQ_TX_CPU_WAIT] = { .name = "req_tx_cpu_wait" },
+	[SROCE_CNT_RX_ICRC_ENCAPSULATED] = { .name = "rx_icrc_encapsulated" },
+	[SROCE_CNT_RX_DROP_BAD_PKEY] = { .name = "rx_drop_bad_pkey" },
+	[SROCE_CNT_RX_DROP_QP_TYPE] = { .name = "rx_drop_qp_type" },
+	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
+	[SROCE_CNT_RX_DROP_BAD_QKEY] = { .name = "rx_drop_bad_qkey" },
+	[SROCE_CNT_RX_DROP_BAD_ADDR] = { .name = "rx_drop_bad_addr" },
+	[SROCE_CNT_RX_CNP] = { .name = "rx_cnp" },
+	[SROCE_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[SROCE_CNT_DUPLICATE_REQUEST] = { .name = "duplicate_request" },
+	[SROCE_CNT_OUT_OF_SEQUENCE] = { .name = "out_of_sequence" },
+	[SROCE_CNT_OUT_OF_BUFFER] = { .name = "out_of_buffer" },
+	[SROCE_CNT_RESP_CQE_ERROR] = { .name = "resp_cqe_error" },
+	[SROCE_CNT_RESP_CQE_FLUSH] = { .name = "resp_cqe_flush_error" },
+	[SROCE_CNT_RESP_REMOTE_ACCESS_ERR] = { .name = "resp_remote_access_errors" },
+	[SROCE_CNT_RESP_LOCAL_LENGTH_ERR] = { .name = "resp_local_length_error" },
+	[SROCE_CNT_RESP_INVALID_REQ] = { .name = "resp_invalid_request" },
+	[SROCE_CNT_RESP_UC_DROP] = { .name = "rx_drop_uc_msg" },
+	[SROCE_CNT_RESP_ACKS] = { .name = "resp_acks_sent" },
+	[SROCE_STAT_RX_DROP_NO_DEV] = { .name = "rx_drop_no_dev" },
+};
+
+static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX);
+
+int sroce_counters_alloc(struct sroce_dev *sdev)
+{
+	sdev->stats = alloc_percpu(struct sroce_counters);
+	return sdev->stats ? 0 : -ENOMEM;
+}
+
+void sroce_counters_free(struct sroce_dev *sdev)
+{
+	free_percpu(sdev->stats);
+	sdev->stats = NULL;
+}
+
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->val[c]);
+	return sum;
+}
+
+static struct rdma_hw_stats *sroce_alloc_port_stats(struct ib_device *ibdev,
+						    u32 port)
+{
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs,
+					  ARRAY_SIZE(sroce_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/* ib_core serialises calls per stats struct (stats->lock). */
+static int sroce_get_hw_stats(struct ib_device *ibdev,
+			      struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	if (stats->num_counters != SROCE_STAT_MAX)
+		return -EINVAL;
+
+	for (i = 0; i < SROCE_CNT_MAX; i++)
+		stats->value[i] = sroce_counter_read(sdev, i);
+	/* sdev->sn is set for the whole registered life of the device. */
+	stats->value[SROCE_STAT_RX_DROP_NO_DEV] =
+		sdev->sn ? sroce_net_rx_drop_no_dev(sdev->sn) : 0;
+
+	return stats->num_counters;
+}
+
+const struct ib_device_ops sroce_counters_ops = {
+	.alloc_hw_port_stats = sroce_alloc_port_stats,
+	.get_hw_stats = sroce_get_hw_stats,
+};

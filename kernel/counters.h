@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * counters.h - per-device statistics, exported as rdma hw stats of port 1
+ * (`rdma statistic show link <dev>/1`, /sys/class/infiniband/<dev>/ports/1/
+ * hw_counters/).
+ *
+ * Counters are per-cpu u64s: sroce_counter_add() is one this_cpu_add(), safe
+ * from any context (process, softirq, hardirq) without a lock.  Readers sum
+ * all possible CPUs; a sum is not a snapshot across counters.
+ */
+#ifndef _SROCE_COUNTERS_H
+#define _SROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+#include "device.h"
+
+/*
+ * Only counters that some code increments are listed.  Keep the order in
+ * sync with the name table in counters.c (a static_assert checks the size).
+ */
+enum sroce_counter {
+	/* RoCE v2 packets received on the 4791 socket for this device. */
+	SROCE_CNT_RCVD_PKTS,
+	/* UDP payload bytes (BTH to ICRC inclusive) of those packets. */
+	SROCE_CNT_RCVD_BYTES,
+	/* Dropped: too short for a BTH and ICRC. */
+	SROCE_CNT_RX_DROP_MALFORMED,
+	/* Dropped: transport version or opcode sroce does not implement. */
+	SROCE_CNT_RX_DROP_UNSUPPORTED,
+	/* Dropped: valid, but no receiver yet (no QP dispatch). */
+	SROCE_CNT_RX_DROP_NO_QP,
+	/* ---- data path, SEND side (T) ---- */
+	/* RoCE v2 packets handed to the IP stack. */
+	SROCE_CNT_SENT_PKTS,
+	/* UDP payload bytes (BTH to ICRC) of those packets. */
+	SROCE_CNT_SENT_BYTES,
+	/* Not sent: no route, no memory or the IP stack refused. */
+	SROCE_CNT_TX_DROP,
+	/* Requester: go-back-N restarts (any cause). */
+	SROCE_CNT_REQ_RETRANS,
+	/* Retransmit timer expiries (mlx5 name). */
+	SROCE_CNT_LOCAL_ACK_TIMEOUT_ERR,
+	/* PSN sequence error NAKs received (mlx5 name). */
+	SROCE_CNT_PACKET_SEQ_ERR,
+	/* ACK/response beyond an unanswered READ/atomic (mlx5). */
+	SROCE_CNT_IMPLIED_NAK_SEQ_ERR,
+	/* RNR NAKs received (mlx5 name). */
+	SROCE_CNT_RNR_NAK_RCVD,
+	/* Send WQEs failed with RETRY_EXC_ERR. */
+	SROCE_CNT_REQ_RETRIES_EXCEEDED,
+	/* Send WQEs failed with RNR_RETRY_EXC_ERR. */
+	SROCE_CNT_REQ_RNR_RETRIES_EXCEEDED,
+	/* Send completions with an error status other than flush. */
+	SROCE_CNT_REQ_CQE_ERROR,
+	/* Send WQEs flushed (WR_FLUSH_ERR). */
+	SROCE_CNT_REQ_CQE_FLUSH,
+	/* Completer: stale ACK or response dropped. */
+	SROCE_CNT_COMP_DROP_DUP,
+	/* Completer: response that fits no outstanding request. */
+	SROCE_CNT_COMP_DROP_BAD,
+	/* Requester: work item runs (budget, allocation, deferral). */
+	SROCE_CNT_REQ_WORK_RUNS,
+	/* Requester: a CPU left sending to the QP's transmit CPU. */
+	SROCE_CNT_REQ_TX_CPU_WAIT,
+	/* ---- data path, RECEIVE side (R) ---- */
+	/* Dropped: bad ICRC (mlx5 name). */
+	SROCE_CNT_RX_ICRC_ENCAPSULATED,
+	/* Dropped: P_Key not the default partition. */
+	SROCE_CNT_RX_DROP_BAD_PKEY,
+	/* Dropped: opcode transport does not match the QP type. */
+	SROCE_CNT_RX_DROP_QP_TYPE,
+	/* Dropped: QP not in a state that receives. */
+	SROCE_CNT_RX_DROP_QP_STATE,
+	/* Dropped: UD/GSI Q_Key mismatch. */
+	SROCE_CNT_RX_DROP_BAD_QKEY,
+	/* Dropped: RC/UC packet from another address than the QP's peer. */
+	SROCE_CNT_RX_DROP_BAD_ADDR,
+	/* RoCE v2 CNPs received. */
+	SROCE_CNT_RX_CNP,
+	/* Valid packets received with ECN CE (mlx5 name). */
+	SROCE_CNT_NP_ECN_MARKED,
+	/* Responder: duplicate requests (mlx5 name). */
+	SROCE_CNT_DUPLICATE_REQUEST,
+	/* Responder: requests after a PSN gap (mlx5 name). */
+	SROCE_CNT_OUT_OF_SEQUENCE,
+	/* Responder: no receive WQE (RNR NAK or UD drop, mlx5). */
+	SROCE_CNT_OUT_OF_BUFFER,
+	/* Receive completions with an error other than flush. */
+	SROCE_CNT_RESP_CQE_ERROR,
+	/* Receive WQEs flushed (WR_FLUSH_ERR). */
+	SROCE_CNT_RESP_CQE_FLUSH,
+	/* Responder: remote access error NAKs sent. */
+	SROCE_CNT_RESP_REMOTE_ACCESS_ERR,
+	/* Responder: message longer than the receive WQE. */
+	SROCE_CNT_RESP_LOCAL_LENGTH_ERR,
+	/* Responder: invalid request NAKs sent (or UC/UD drops). */
+	SROCE_CNT_RESP_INVALID_REQ,
+	/* Responder: UC packets of a message with a gap. */
+	SROCE_CNT_RESP_UC_DROP,
+	/* Responder: ACKs and NAKs sent. */
+	SROCE_CNT_RESP_ACKS,
+	SROCE_CNT_MAX,
+};
+
+struct sroce_counters {
+	u64 val[SROCE_CNT_MAX];
+};
+
+static inline void sroce_counter_add(struct sroce_dev *sdev,
+				     enum sroce_counter c, u64 n)
+{
+	this_cpu_add(sdev->stats->val[c], n);
+}
+
+static inline void sroce_counter_inc(struct sroce_dev *sdev,
+				     enum sroce_counter c)
+{
+	this_cpu_inc(sdev->stats->val[c]);
+}
+
+/* Allocate / free sdev->stats (zeroed).  Free tolerates a NULL stats. */
+int sroce_counters_alloc(struct sroce_dev *sdev);
+void sroce_counters_free(struct sroce_dev *sdev);
+
+/* Sum of one counter over all CPUs. */
+u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c);
+
+/* alloc_hw_port_stats and get_hw_stats, merged by device.c. */
+extern const struct ib_device_ops sroce_counters_ops;
+
+#endif /* _SROCE_COUNTERS_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mr.h - memory regions and their lookup by key.
+ */
+#ifndef _SROCE_MR_H
+#define _SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+
+/*
+ * lkey == rkey == (index << SROCE_MR_KEY_SHIFT) | key byte.  The index
+ * names the slot in sdev->mr_xa, the key byte makes a stale key unlikely
+ * to match a newer MR in the same slot.
+ */
+#define SROCE_MR_KEY_SHIFT 8
+#define SROCE_MR_MAX_INDEX 0xffffffU
+
+/*
+ * A memory region.  Every field but ref is written before the MR is
+ * published in mr_xa and never changes afterwards, so holders of a
+ * reference read them without a lock.
+ */
+struct sroce_mr {
+	struct ib_mr ibmr; /* lkey, rkey, iova, length, pd */
+	struct sroce_dev *sdev;
+	struct ib_umem *umem; /* pinned user pages; NULL for DMA MR */
+	u64 iova; /* first valid address */
+	u64 length; /* bytes; U64_MAX for a DMA MR */
+	int access; /* IB_ACCESS_* as registered */
+	u32 index; /* slot in sdev->mr_xa */
+	refcount_t ref; /* one for mr_xa + one per user */
+	struct completion released; /* ref dropped to zero */
+	struct rcu_head rcu; /* freed after a grace period */
+	/* User MR: its pinned pages in order, for va -> page (mem.c). */
+	struct page **pages;
+	unsigned long npages;
+	u32 page_off; /* offset of iova in pages[0] */
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/*
+ * Look an MR up by lkey or rkey and take a reference; NULL if no live MR
+ * has that key.  Any context (RCU inside).  Release with sroce_mr_put().
+ * The caller checks PD, access and range for its operation.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+
+#endif /* _SROCE_MR_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pkt.h - building and transmitting RoCE v2 packets, address vectors.
+ *
+ * A packet is built BTH-first: sroce_pkt_alloc() returns an skb whose data
+ * starts at the BTH with room in front for Ethernet, IP and UDP, the caller
+ * fills the transport headers and payload, and sroce_pkt_xmit() pushes UDP
+ * and IP, appends the ICRC and hands the skb to the IP stack of the
+ * device's namespace.  Any context (process or softirq); no lock is taken.
+ */
+#ifndef _SROCE_PKT_H
+#define _SROCE_PKT_H
+
+#include <linux/if_ether.h>
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+struct sroce_qp;
+
+/*
+ * Where a packet goes: the network part of an rdma_ah_attr, resolved once
+ * (at modify_qp to RTR for connected QPs, per AH for UD) so the data path
+ * never touches the GID table.
+ */
+struct sroce_av {
+	enum rdma_network_type ntype; /* RDMA_NETWORK_IPV4 or _IPV6 */
+	u8 dmac[ETH_ALEN];
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+};
+
+/*
+ * Resolve @attr (already checked by sroce_av_check()) into @av.
+ * Return: 0 or -EINVAL.
+ */
+int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
+		       const struct rdma_ah_attr *attr);
+
+/*
+ * skb with headroom for Ethernet/IP/UDP, skb->data at the BTH, len = hdr
+ * bytes for @opcode (from the opcode table) + paylen + pad to 4; headers
+ * zeroed; ICRC room is added by xmit.  NULL on allocation failure (counted).
+ */
+struct sk_buff *sroce_pkt_alloc(struct sroce_dev *sdev,
+				const struct sroce_av *av, u8 opcode,
+				u32 paylen, gfp_t gfp);
+
+/*
+ * Fills UDP (dst 4791, src = @sport), IP (from av), ICRC; routes in the
+ * device's namespace (sroce_net_ns(sdev->sn)), transmits on the bound
+ * netdev (loopback to an own address works).  Consumes @skb.  Counts sent
+ * packets/bytes and drops.  Return: 0 or -errno (the skb is gone anyway).
+ */
+int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+		   struct sk_buff *skb);
+
+/* 0xC000 | 14-bit hash of the QPN: the constant UDP source port of a QP. */
+u16 sroce_qp_sport(const struct sroce_qp *qp);
+
+#endif /* _SROCE_PKT_H */

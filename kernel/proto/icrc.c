@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * icrc.c - compute and check the RoCE v2 ICRC without linearising.
+ *
+ * Only the IP + UDP + BTH prefix needs masking, so begin() copies that
+ * prefix (at most SROCE_ICRC_MAX_PREFIX bytes) to the stack, masks the
+ * variant fields and hashes it; everything after the BTH is hashed in
+ * place by sroce_icrc_update(), piece by piece.
+ */
+#include "icrc.h"
+#include "hdr.h"
+
+#define IPV4_MIN_HLEN 20
+#define IPV6_HLEN 40
+#define UDP_HLEN 8
+#define IPPROTO_UDP_NR 17
+
+static_assert(SROCE_ICRC_MAX_PREFIX == 15 * 4 + UDP_HLEN + SROCE_BTH_LEN,
+	      "prefix buffer holds the longest IPv4 header");
+
+/*
+ * Length of the IP header at @ip (version 4 or 6 carrying UDP directly),
+ * or 0 if it is neither or does not fit in @len.
+ */
+static size_t sroce_icrc_iphlen(const u8 *ip, size_t len)
+{
+	size_t hlen;
+
+	if (unlikely(len < 1))
+		return 0;
+	switch (ip[0] >> 4) {
+	case 4:
+		hlen = (ip[0] & 0x0f) * 4;
+		if (unlikely(hlen < IPV4_MIN_HLEN || len < hlen ||
+			     ip[9] != IPPROTO_UDP_NR))
+			return 0;
+		return hlen;
+	case 6:
+		if (unlikely(len < IPV6_HLEN || ip[6] != IPPROTO_UDP_NR))
+			return 0;
+		return IPV6_HLEN;
+	default:
+		return 0;
+	}
+}
+
+/* Replace the variant fields of the prefix in @buf by all-ones. */
+static void sroce_icrc_mask(u8 *buf, size_t iphlen)
+{
+	u8 *udp = buf + iphlen;
+	u8 *bth = udp + UDP_HLEN;
+
+	if (iphlen == IPV6_HLEN) {
+		buf[0] |= 0x0f; /* traffic class, high nibble */
+		memset(buf + 1, 0xff, 3); /* TC low nibble, flow label */
+		buf[7] = 0xff; /* hop limit */
+	} else {
+		buf[1] = 0xff; /* TOS: DSCP and ECN */
+		buf[8] = 0xff; /* TTL */
+		buf[10] = 0xff; /* header checksum */
+		buf[11] = 0xff;
+	}
+	udp[6] = 0xff; /* UDP checksum */
+	udp[7] = 0xff;
+	bth[4] = 0xff; /* FECN, BECN, resv6a */
+}
+
+/**
+ * sroce_icrc_begin() - start an ICRC over the IP, UDP and BT headers
+ * @ic: state to initialise
+ * @iph: first byte of the IP header
+ * @len: bytes readable at @iph (at least the IP, UDP and BT headers)
+ *
+ * Return: the number of bytes consumed from @iph (IP + UDP + BTH), from
+ * where the caller continues with sroce_icrc_update(); or -EINVAL if @iph
+ * is not an IPv4/IPv6 header followed by UDP and a BTH within @len.
+ */
+int sroce_icrc_begin(struct sroce_icrc *ic, const void *iph, size_t len)
+{
+	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff };
+	u8 buf[SROCE_ICRC_MAX_PREFIX];
+	size_t iphlen = sroce_icrc_iphlen(iph, len);
+	size_t n = iphlen + UDP_HLEN + SROCE_BTH_LEN;
+
+	if (unlikely(!iphlen || len < n))
+		return -EINVAL;
+	memcpy(buf, iph, n);
+	sroce_icrc_mask(buf, iphlen);
+	ic->crc = crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
+	ic->crc = crc32_le(ic->crc, buf, n);
+	return n;
+}
+
+/**
+ * sroce_icrc_compute() - ICRC of a contiguous RoCE v2 packet
+ * @iph: first byte of the IP header
+ * @len: bytes from the IP header through the pad, without the ICRC
+ * @icrc: where to store the ICRC as it goes on the wire
+ *
+ * Return: 0, or -EINVAL if the headers do not parse within @len.
+ */
+int sroce_icrc_compute(const void *iph, size_t len, __le32 *icrc)
+{
+	struct sroce_icrc ic;
+	int n = sroce_icrc_begin(&ic, iph, len);
+
+	if (unlikely(n < 0))
+		return n;
+	sroce_icrc_update(&ic, (const u8 *)iph + n, len - n);
+	*icrc = sroce_icrc_final(&ic);
+	return 0;
+}
+
+/**
+ * sroce_icrc_check() - verify the ICRC at the end of a contiguous packet
+ * @iph: first byte of the IP header
+ * @len: bytes from the IP header through the ICRC
+ *
+ * Return: 0 if it matches, -EBADMSG if not, -EINVAL if the packet does not
+ * parse.
+ */
+int sroce_icrc_check(const void *iph, size_t len)
+{
+	__le32 want, got;
+	int err;
+
+	if (unlikely(len < SROCE_ICRC_LEN))
+		return -EINVAL;
+	err = sroce_icrc_compute(iph, len - SROCE_ICRC_LEN, &want);
+	if (unlikely(err))
+		return err;
+	memcpy(&got, (const u8 *)iph + len - SROCE_ICRC_LEN, sizeof(got));
+	return want == got ? 0 : -EBADMSG;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recv.c - receive classification and dispatch (IBA 9.6 packet header
+ * validation; RoCE v2 Annex A17).
+ *
+ * Context: softirq, from the UDP encap handler of the device's namespace
+ * (net.c), RCU read side held, skb->data at the UDP header.  The order of
+ * checks follows IBA 9.6.1: transport header (opcode known, TVer 0,
+ * headers and pad present), ICRC, P_Key, destination QP (exists, type
+ * matches the opcode's transport, state receives).  Every check on the
+ * packet is unlikely() and each failure has its own counter; nothing a
+ * peer sends is logged.
+ *
+ * The headers are pulled into the linear part (so that resp.c and comp.c
+ * read them through plain pointers), the payload is not: it is copied to
+ * its destination straight out of the fragments.  The ICRC is verified
+ * over the fragments in place.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+
+#include "comp.h"
+#include "counters.h"
+#include "device.h"
+#include "proto/hdr.h"
+#include "proto/icrc.h"
+#include "proto/opcode.h"
+#include "qp.h"
+#include "recv.h"
+#include "resp.h"
+
+#define SROCE_UDP_HLEN ((u32)sizeof(struct udphdr))
+
+/* Low 15 bits of the default P_Key; the membership bit is ignored. */
+#define SROCE_PKEY_BASE_MASK 0x7fffU
+
+/*
+ * Verify the ICRC of a packet whose BTH..ICRC is @len bytes after the UDP
+ * header at skb->data, hashing the fragments in place.
+ */
+static bool sroce_recv_icrc_ok(struct sk_buff *skb, u32 len)
+{
+	const u8 *iph = skb_network_header(skb);
+	u32 pre = skb->data - iph; /* IP header bytes */
+	u32 from = SROCE_UDP_HLEN + SROCE_BTH_LEN;
+	u32 to = SROCE_UDP_HLEN + len - SROCE_ICRC_LEN;
+	struct skb_seq_state st;
+	struct sroce_icrc ic;
+	__le32 wire, *p;
+	const u8 *data;
+	u32 done = 0;
+	u32 n;
+	int hashed;
+
+	hashed = sroce_icrc_begin(&ic, iph, pre + skb_headlen(skb));
+	/* IPv6 extension headers or a bad IP header: not RoCE v2. */
+	if (unlikely(hashed < 0 || hashed != pre + from))
+		return false;
+
+	/* skb_seq_read() hands out whole blocks: clip them at @to. */
+	skb_prepare_seq_read(skb, from, to, &st);
+	while (done < to - from && (n = skb_seq_read(done, &data, &st))) {
+		n = min(n, to - from - done);
+		sroce_icrc_update(&ic, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	if (unlikely(done != to - from))
+		return false;
+
+	p = skb_header_pointer(skb, to, sizeof(wire), &wire);
+	return p && *p == sroce_icrc_final(&ic);
+}
+
+/* Network type, source address and ECN CE of the packet. */
+static void sroce_recv_ip(struct sk_buff *skb, struct sroce_rx_cb *cb)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *ip4 = ip_hdr(skb);
+
+		cb->ntype = RDMA_NETWORK_IPV4;
+		cb->saddr.v4 = ip4->saddr;
+		cb->ce = INET_ECN_is_ce(ip4->tos);
+	} else {
+		const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+
+		cb->ntype = RDMA_NETWORK_IPV6;
+		cb->saddr.v6 = ip6->saddr;
+		cb->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6));
+	}
+}
+
+/*
+ * Validate the transport headers and the ICRC and fill @cb.  On success
+ * skb->data is at the BTH and skb->len covers BTH..payload.  Returns the
+ * counter of the reason on failure, SROCE_CNT_MAX on success.
+ */
+static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
+					   struct sroce_rx_cb *cb)
+{
+	const struct sroce_opcode_info *info;
+	const struct sroce_bth *bth;
+	u32 len, hdrlen;
+	int paylen;
+
+	if (unlikely(skb->len <
+			     SROCE_UDP_HLEN + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
+		     !pskb_may_pull(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN)))
+		return SROCE_CNT_RX_DROP_MALFORMED;
+	cb->sport = ntohs(((struct udphdr *)skb->data)->source);
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+
+	info = sroce_opcode_info(sroce_bth_opcode(bth));
+	/* IBA C9-4..C9-6: unknown opcodes and transport versions are dropped */
+	if (unlikely(!info || sroce_bth_tver(bth) != 0))
+		return SROCE_CNT_RX_DROP_UNSUPPORTED;
+
+	hdrlen = sroce_opcode_hdr_len(info);
+	if (unlikely(!pskb_may_pull(skb, SROCE_UDP_HLEN + hdrlen)))
+		return SROCE_CNT_RX_DROP_MALFORMED;
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+
+	len = skb->len - SROCE_UDP_HLEN;
+	paylen = sroce_opcode_payload_len(info, bth, len);
+	if (unlikely(paylen < 0))
+		return SROCE_CNT_RX_DROP_MALFORMED;
+
+	if (unlikely(!sroce_recv_icrc_ok(skb, len)))
+		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
+
+	/* IBA C9-42 with one partition: accept full and limited members. */
+	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=
+		     SROCE_PKEY_BASE_MASK))
+		return SROCE_CNT_RX_DROP_BAD_PKEY;
+
+	cb->info = info;
+	cb->opcode = sroce_bth_opcode(bth);
+	cb->psn = sroce_bth_psn(bth);
+	cb->hdrlen = hdrlen;
+	cb->paylen = paylen;
+	sroce_recv_ip(skb, cb);
+
+	__skb_pull(skb, SROCE_UDP_HLEN);
+	if (unlikely(pskb_trim(skb, hdrlen + paylen)))
+		return SROCE_CNT_RX_DROP_MALFORMED;
+	return SROCE_CNT_MAX;
+}
+
+/* Does the transport of @opcode match the QP's type (IBA C9-8)? */
+static bool sroce_recv_type_ok(const struct sroce_qp *qp, u8 opcode)
+{
+	switch (sroce_opcode_transport(opcode)) {
+	case SROCE_TRANSPORT_RC:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case SROCE_TRANSPORT_UC:
+		return qp->ibqp.qp_type == IB_QPT_UC;
+	case SROCE_TRANSPORT_UD:
+		return qp->ibqp.qp_type == IB_QPT_UD ||
+		       qp->ibqp.qp_type == IB_QPT_GSI;
+	default:
+		return false;
+	}
+}
+
+/* States in which a QP accepts packets (IBA 10.3.1: RTR and later). */
+static bool sroce_recv_state_ok(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+/* Hand a validated packet to the QP's responder or completer. */
+static enum sroce_counter sroce_recv_dispatch(struct sroce_dev *sdev,
+					      struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	u32 qpn = sroce_bth_destqp(sroce_rx_bth(skb));
+	struct sroce_qp *qp;
+	u32 flags = cb->info->flags;
+
+	/* QP0 (SMI) does not exist on RoCE. */
+	qp = qpn ? sroce_qp_get(sdev, qpn) : NULL;
+	if (unlikely(!qp))
+		return SROCE_CNT_RX_DROP_NO_QP;
+	if (unlikely(!sroce_recv_type_ok(qp, cb->opcode))) {
+		sroce_qp_put(qp);
+		return SROCE_CNT_RX_DROP_QP_TYPE;
+	}
+	if (unlikely(!sroce_recv_state_ok(READ_ONCE(qp->state)))) {
+		sroce_qp_put(qp);
+		return SROCE_CNT_RX_DROP_QP_STATE;
+	}
+
+	if (flags & SROCE_OPF_REQ)
+		sroce_resp_rx(qp, skb);
+	else
+		sroce_comp_rx(qp, skb); /* RESP opcodes are all RC */
+	sroce_qp_put(qp);
+	return SROCE_CNT_MAX;
+}
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	enum sroce_counter drop;
+
+	sroce_counter_inc(sdev, SROCE_CNT_RCVD_PKTS);
+	sroce_counter_add(sdev, SROCE_CNT_RCVD_BYTES,
+			  skb->len - SROCE_UDP_HLEN);
+
+	memset(cb, 0, sizeof(*cb));
+	cb->sdev = sdev;
+	drop = sroce_recv_parse(skb, cb);
+	if (unlikely(drop != SROCE_CNT_MAX))
+		goto drop;
+	if (unlikely(cb->ce))
+		sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
+
+	/* Annex A17: a CNP bypasses PSN and QP state checks. */
+	if (unlikely(cb->info->flags & SROCE_OPF_CNP)) {
+		sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
+		consume_skb(skb);
+		return;
+	}
+
+	drop = sroce_recv_dispatch(sdev, skb);
+	if (likely(drop == SROCE_CNT_MAX))
+		return; /* the responder or completer owns the skb */
+drop:
+	sroce_counter_inc(sdev, drop);
+	kfree_skb(skb);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recv.h - receive classification and dispatch of RoCE v2 packets.
+ *
+ * sroce_recv() is called by the UDP encap handler (net.c) in softirq with
+ * the RCU read side held and skb->data at the UDP header.  It validates
+ * the BTH and the extension headers of the opcode, verifies the ICRC,
+ * checks P_Key, TVer, the destination QP and its type and state, fills
+ * struct sroce_rx_cb and hands the packet to the responder (request
+ * opcodes) or the completer (response opcodes).  Everything else is
+ * dropped and counted, one counter per reason.
+ */
+#ifndef _SROCE_RECV_H
+#define _SROCE_RECV_H
+
+#include <linux/build_bug.h>
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#include "proto/opcode.h"
+
+struct sroce_dev;
+
+/*
+ * Metadata of a validated received packet, in skb->cb.  skb->data at the
+ * BTH, skb->len = BTH..end of payload (pad and ICRC trimmed, ICRC
+ * verified).
+ */
+struct sroce_rx_cb {
+	const struct sroce_opcode_info *info; /* of opcode, never NULL */
+	struct sroce_dev *sdev; /* receiving device */
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr; /* IP source address of the packet */
+	u32 psn; /* BTH PSN */
+	u32 paylen; /* payload bytes after the headers, pad excluded */
+	/* Narrow types below: the whole cb must fit in skb->cb (48 bytes). */
+	u16 hdrlen; /* BTH + extension headers; payload at data + hdrlen */
+	u16 sport; /* UDP source port (host order) */
+	u8 opcode; /* BTH opcode */
+	bool ce; /* IP ECN field was CE (congestion experienced) */
+	u8 ntype; /* enum rdma_network_type: RDMA_NETWORK_IPV4 or _IPV6 */
+};
+
+static_assert(sizeof(struct sroce_rx_cb) <= sizeof_field(struct sk_buff, cb));
+
+static inline struct sroce_rx_cb *SROCE_RX_CB(struct sk_buff *skb)
+{
+	return (struct sroce_rx_cb *)skb->cb;
+}
+
+/* The BTH of a packet that went through sroce_recv(). */
+static inline struct sroce_bth *sroce_rx_bth(struct sk_buff *skb)
+{
+	return (struct sroce_bth *)skb->data;
+}
+
+/*
+ * Extension header @ext of a packet that went through sroce_recv(); the
+ * caller knows from cb->info that the opcode carries it.  Headers are in
+ * the linear part (pulled by sroce_recv()).
+ */
+static inline void *sroce_rx_ext(struct sk_buff *skb, enum sroce_ext ext)
+{
+	return sroce_opcode_ext(SROCE_RX_CB(skb)->info, skb->data, ext);
+}
+
+/* Softirq, RCU read side held; takes ownership of @skb. */
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+#endif /* _SROCE_RECV_H */

@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * req.c - the requester: turns send WQEs into request packets (IBA 9.7.1,
+ * 9.8 for UC, 9.8.2 for UD), and the bookkeeping it shares with the
+ * completer: WQE fetch and validation, go-back-N restart, completion
+ * posting, flush.  Contexts and locks: see req.h.
+ *
+ * A WQE is copied out of the SQ ring exactly once (sroce_req_fetch()) into
+ * the kernel shadow entry of its index; only the copy is validated and
+ * used, so user space rewriting a slot after the doorbell changes nothing.
+ */
+#include <linux/slab.h>
+
+#include "ah.h"
+#include "comp.h"
+#include "counters.h"
+#include "device.h"
+#include "mem.h"
+#include "pkt.h"
+#include "proto/opcode.h"
+#include "proto/psn.h"
+#include "qp.h"
+#include "req.h"
+#include "task.h"
+
+/* Packets the requester sends per run before yielding to the workqueue. */
+#define SROCE_REQ_BUDGET 64
+/* Unacknowledged PSNs an RC QP may have outstanding. */
+#define SROCE_REQ_WINDOW 256
+/* Ask for an ACK at least every this many packets (and at message end). */
+#define SROCE_REQ_ACKREQ_EVERY 32
+/* Largest message (IBA 9.4: 2^31 bytes). */
+#define SROCE_MAX_MSG BIT(31)
+
+struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx)
+{
+	u32 mask = qp->sq.queue.nslots - 1;
+
+	return qp->req.shadow + (size_t)(idx & mask) * qp->req.swqe_size;
+}
+
+static struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
+{
+	return (struct sroce_sge *)swqe->data;
+}
+
+static bool sroce_wr_is_rd_atomic(u32 op)
+{
+	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* ---- setup ---- */
+
+int sroce_req_init(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 nslots = qp->sq.queue.nslots;
+	u32 room;
+
+	spin_lock_init(&req->lock);
+	req->state = IB_QPS_RESET;
+	req->tx_cpu = -1;
+	req->sport = sroce_qp_sport(qp);
+	room = max_t(u32, qp->sq.max_sge * sizeof(struct sroce_sge),
+		     qp->max_inline);
+	req->swqe_size = ALIGN(sizeof(struct sroce_swqe) + room, 8);
+	req->shadow = kvcalloc(nslots, req->swqe_size, GFP_KERNEL);
+	if (!req->shadow)
+		return -ENOMEM;
+	if (!qp->user &&
+	    (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI)) {
+		req->kah = kvcalloc(nslots, sizeof(*req->kah), GFP_KERNEL);
+		if (!req->kah) {
+			kvfree(req->shadow);
+			req->shadow = NULL;
+			return -ENOMEM;
+		}
+	}
+	sroce_comp_timers_setup(qp);
+	sroce_task_setup(qp);
+	return 0;
+}
+
+void sroce_req_cleanup(struct sroce_qp *qp)
+{
+	kvfree(qp->req.kah);
+	kvfree(qp->req.shadow);
+	qp->req.kah = NULL;
+	qp->req.shadow = NULL;
+}
+
+static u32 sroce_req_timeout_jiffies(u8 timeout)
+{
+	u64 ns;
+
+	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means infinite. */
+	if (!timeout)
+		return 0;
+	ns = 4096ULL << min_t(u8, timeout, 31);
+	return max_t(u32, nsecs_to_jiffies64(ns), 1);
+}
+
+static void sroce_req_reset_locked(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	req->next = 0;
+	req->fetched = 0;
+	req->done = 0;
+	req->posted = 0;
+	req->rd_inflight = 0;
+	req->pkts_since_ackreq = 0;
+	req->rnr_wait = false;
+	req->error = false;
+	req->err_moved = false;
+	req->seq_retry_armed = false;
+	del_timer(&req->retrans_timer);
+	del_timer(&req->rnr_timer);
+}
+
+void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+		      int mask, enum ib_qp_state cur, enum ib_qp_state next)
+{
+	struct sroce_req *req = &qp->req;
+	const struct ib_qp_attr *a = &qp->attr;
+
+	lockdep_assert_held(&qp->lock);
+
+	/* qp->lock is taken with interrupts off, so plain spin_lock. */
+	spin_lock(&req->lock);
+	if (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI)
+		req->mtu = ib_mtu_enum_to_int(sroce_dev_active_mtu(qp->sdev));
+	else
+		req->mtu = ib_mtu_enum_to_int(a->path_mtu);
+	req->dest_qpn = a->dest_qp_num;
+	req->qkey = a->qkey;
+	req->timeout_jiffies = sroce_req_timeout_jiffies(a->timeout);
+	req->retry_cnt = a->retry_cnt;
+	req->rnr_retry = a->rnr_retry;
+	req->max_rd_atomic = max_t(u8, a->max_rd_atomic, 1);
+	if (mask & IB_QP_SQ_PSN) {
+		req->psn = a->sq_psn;
+		req->una_psn = a->sq_psn;
+	}
+	if (mask & IB_QP_AV &&
+	    sroce_av_from_attr(qp->sdev, &qp->av, &a->ah_attr))
+		memset(&qp->av, 0, sizeof(qp->av));
+	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+		req->retries_left = req->retry_cnt;
+		req->rnr_left = req->rnr_retry;
+	}
+	if (next == IB_QPS_RESET)
+		sroce_req_reset_locked(qp);
+	req->state = next;
+	spin_unlock(&req->lock);
+}
+
+/* ---- fetching WQEs out of the ring ---- */
+
+/* True when a WQE is posted beyond req.fetched (reads the producer). */
+static bool sroce_req_more_posted(struct sroce_qp *qp)
+{
+	struct sroce_queue *q = &qp->sq.queue;
+	unsigned long flags;
+	int n = 0;
+	u32 prod;
+
+	lockdep_assert_held(&qp->req.lock);
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->user)
+		n = sroce_queue_peer_prod(q);
+	prod = q->prod;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (unlikely(n < 0)) {
+		/* User space published an impossible index. */
+		sroce_req_fatal(qp, qp->req.fetched, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	return qp->req.fetched != prod;
+}
+
+static bool sroce_req_op_ok(enum ib_qp_type type, u32 op)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return op <= SROCE_WR_ATOMIC_FETCH_AND_ADD ||
+		       op == SROCE_WR_SEND_WITH_INV;
+	case IB_QPT_UC:
+		return op <= SROCE_WR_SEND_WITH_IMM;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return op == SROCE_WR_SEND || op == SROCE_WR_SEND_WITH_IMM;
+	default:
+		return false;
+	}
+}
+
+/* UD/GSI: resolve the destination of the WQE at @idx into swqe->av. */
+static int sroce_req_ud_av(struct sroce_qp *qp, u32 idx,
+			   struct sroce_swqe *swqe)
+{
+	struct sroce_ah *ah;
+	int err;
+
+	if (!qp->user) {
+		struct ib_ah *ibah =
+			qp->req.kah[idx & (qp->sq.queue.nslots - 1)];
+
+		if (unlikely(!ibah))
+			return -EINVAL;
+		return sroce_av_from_attr(qp->sdev, &swqe->av,
+					  &to_sah(ibah)->attr);
+	}
+	ah = sroce_ah_get(qp->sdev, swqe->wqe.wr.ud.ah_num);
+	if (unlikely(!ah))
+		return -EINVAL;
+	err = -EINVAL;
+	if (ah->ibah.pd == qp->ibqp.pd)
+		err = sroce_av_from_attr(qp->sdev, &swqe->av, &ah->attr);
+	sroce_ah_put(ah);
+	return err;
+}
+
+/* Validate the copied header; returns a WC status (IB_WC_SUCCESS = ok). */
+static enum ib_wc_status sroce_req_check(struct sroce_qp *qp,
+					 struct sroce_swqe *swqe)
+{
+	const struct sroce_send_wqe *w = &swqe->wqe;
+	u32 op = w->opcode;
+
+	if (unlikely(!sroce_req_op_ok(qp->init.qp_type, op)))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->flags & SROCE_WQE_INLINE) {
+		if (unlikely(w->inline_len > qp->max_inline ||
+			     sroce_wr_is_rd_atomic(op)))
+			return IB_WC_LOC_LEN_ERR;
+	} else if (unlikely(w->num_sge > qp->sq.max_sge)) {
+		return IB_WC_LOC_LEN_ERR;
+	}
+	return IB_WC_SUCCESS;
+}
+
+static enum ib_wc_status sroce_req_check_len(struct sroce_qp *qp,
+					     struct sroce_swqe *swqe)
+{
+	const struct sroce_send_wqe *w = &swqe->wqe;
+
+	if (w->flags & SROCE_WQE_INLINE)
+		swqe->len = w->inline_len;
+	else
+		swqe->len = sroce_sge_total(sroce_swqe_sge(swqe), w->num_sge);
+	if (unlikely(swqe->len > SROCE_MAX_MSG))
+		return IB_WC_LOC_LEN_ERR;
+	switch (w->opcode) {
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
+		if (unlikely(swqe->len < sizeof(u64)))
+			return IB_WC_LOC_LEN_ERR;
+		break;
+	case SROCE_WR_SEND:
+	case SROCE_WR_SEND_WITH_IMM:
+		if (qp->init.qp_type != IB_QPT_UD &&
+		    qp->init.qp_type != IB_QPT_GSI)
+			break;
+		if (unlikely(swqe->len > qp->req.mtu))
+			return IB_WC_LOC_LEN_ERR;
+		break;
+	default:
+		break;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Copy the WQE at req.fetched out of the ring (header first, then exactly
+ * the validated amount of SGEs or inline data) and validate the copy.
+ */
+static void sroce_req_fetch_one(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx = req->fetched;
+	struct sroce_swqe *swqe = sroce_req_swqe(qp, idx);
+	const u8 *slot = sroce_queue_slot(&qp->sq.queue, idx);
+	enum ib_wc_status st;
+	u32 body;
+
+	lockdep_assert_held(&req->lock);
+
+	memcpy(&swqe->wqe, slot, sizeof(swqe->wqe));
+	swqe->sent = 0;
+	swqe->started = false;
+	swqe->status = IB_WC_SUCCESS;
+	swqe->signaled = qp->init.sq_sig_type == IB_SIGNAL_ALL_WR ||
+			 swqe->wqe.flags & SROCE_WQE_SIGNALED;
+	req->fetched++;
+
+	st = sroce_req_check(qp, swqe);
+	if (st != IB_WC_SUCCESS)
+		goto fail;
+	if (swqe->wqe.flags & SROCE_WQE_INLINE)
+		body = swqe->wqe.inline_len;
+	else
+		body = swqe->wqe.num_sge * sizeof(struct sroce_sge);
+	memcpy(swqe->data, slot + sizeof(swqe->wqe), body);
+
+	st = sroce_req_check_len(qp, swqe);
+	if (st != IB_WC_SUCCESS)
+		goto fail;
+	if (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI) {
+		if (sroce_req_ud_av(qp, idx, swqe)) {
+			st = IB_WC_LOC_QP_OP_ERR;
+			goto fail;
+		}
+	}
+	return;
+fail:
+	sroce_req_fatal(qp, idx, st);
+}
+
+/* ---- building request packets ---- */
+
+static u8 sroce_req_opcode(struct sroce_qp *qp, u32 op, bool first, bool last)
+{
+	u8 base = qp->init.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
+						  SROCE_TRANSPORT_RC;
+
+	switch (op) {
+	case SROCE_WR_SEND:
+	case SROCE_WR_SEND_WITH_IMM:
+	case SROCE_WR_SEND_WITH_INV:
+		if (qp->init.qp_type == IB_QPT_UD ||
+		    qp->init.qp_type == IB_QPT_GSI)
+			return op == SROCE_WR_SEND ? SROCE_OP_UD_SEND_ONLY :
+						     SROCE_OP_UD_SEND_ONLY_IMM;
+		if (!last)
+			return base | (first ? SROCE_OP_RC_SEND_FIRST :
+					       SROCE_OP_RC_SEND_MIDDLE);
+		if (op == SROCE_WR_SEND_WITH_INV)
+			return first ? SROCE_OP_RC_SEND_ONLY_INV :
+				       SROCE_OP_RC_SEND_LAST_INV;
+		if (op == SROCE_WR_SEND_WITH_IMM)
+			return base | (first ? SROCE_OP_RC_SEND_ONLY_IMM :
+					       SROCE_OP_RC_SEND_LAST_IMM);
+		return base |
+		       (first ? SROCE_OP_RC_SEND_ONLY : SROCE_OP_RC_SEND_LAST);
+	case SROCE_WR_RDMA_WRITE:
+	case SROCE_WR_RDMA_WRITE_WITH_IMM:
+		if (!last)
+			return base | (first ? SROCE_OP_RC_WRITE_FIRST :
+					       SROCE_OP_RC_WRITE_MIDDLE);
+		if (op == SROCE_WR_RDMA_WRITE_WITH_IMM)
+			return base | (first ? SROCE_OP_RC_WRITE_ONLY_IMM :
+					       SROCE_OP_RC_WRITE_LAST_IMM);
+		return base | (first ? SROCE_OP_RC_WRITE_ONLY :
+				       SROCE_OP_RC_WRITE_LAST);
+	case SROCE_WR_RDMA_READ:
+		return SROCE_OP_RC_READ_REQ;
+	case SROCE_WR_ATOMIC_CMP_AND_SWP:
+		return SROCE_OP_RC_CMP_SWAP;
+	default:
+		return SROCE_OP_RC_FETCH_ADD;
+	}
+}
+
+/* PSNs a message occupies: one per MTU of payload (READ: of response). */
+static u32 sroce_req_npkts(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	u32 op = swqe->wqe.opcode;
+
+	if (op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD || !swqe->len)
+		return 1;
+	return DIV_ROUND_UP_ULL(swqe->len, qp->req.mtu);
+}
+
+static void sroce_req_fill_ext(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			       const struct sroce_opcode_info *oi, void *bth,
+			       bool last)
+{
+	const struct sroce_send_wqe *w = &swqe->wqe;
+
+	if (oi->mask & SROCE_HDR_RETH) {
+		struct sroce_reth *reth =
+			sroce_opcode_ext(oi, bth, SROCE_EXT_RETH);
+
+		sroce_reth_set_va(reth, w->wr.rdma.remote_addr + swqe->sent);
+		sroce_reth_set_rkey(reth, w->wr.rdma.rkey);
+		sroce_reth_set_len(reth, swqe->len - swqe->sent);
+	}
+	if (oi->mask & SROCE_HDR_ATMETH) {
+		struct sroce_atmeth *a =
+			sroce_opcode_ext(oi, bth, SROCE_EXT_ATMETH);
+
+		sroce_atmeth_set_va(a, w->wr.atomic.remote_addr);
+		sroce_atmeth_set_rkey(a, w->wr.atomic.rkey);
+		if (w->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP) {
+			sroce_atmeth_set_swap(a, w->wr.atomic.swap);
+			sroce_atmeth_set_compare(a, w->wr.atomic.compare_add);
+		} else {
+			sroce_atmeth_set_swap(a, w->wr.atomic.compare_add);
+		}
+	}
+	if (oi->mask & SROCE_HDR_DETH) {
+		struct sroce_deth *d =
+			sroce_opcode_ext(oi, bth, SROCE_EXT_DETH);
+		u32 qkey = w->wr.ud.remote_qkey;
+
+		/* IBA 10.2.4: a controlled Q_Key means "use the QP's". */
+		if (qkey & 0x80000000U)
+			qkey = qp->req.qkey;
+		sroce_deth_set_qkey(d, qkey);
+		sroce_deth_set_srcqp(d, qp->ibqp.qp_num);
+	}
+	if (oi->mask & SROCE_HDR_IMMDT)
+		sroce_immdt_set_imm(sroce_opcode_ext(oi, bth, SROCE_EXT_IMMDT),
+				    w->ex.imm_data);
+	if (oi->mask & SROCE_HDR_IETH)
+		sroce_ieth_set_rkey(sroce_opcode_ext(oi, bth, SROCE_EXT_IETH),
+				    w->ex.invalidate_rkey);
+}
+
+/* Copy payload bytes [sent, sent + len) of the message into @buf. */
+static int sroce_req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				  void *buf, u32 len)
+{
+	if (!len)
+		return 0;
+	if (swqe->wqe.flags & SROCE_WQE_INLINE) {
+		memcpy(buf, swqe->data + swqe->sent, len);
+		return 0;
+	}
+	return sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sroce_swqe_sge(swqe),
+				  swqe->wqe.num_sge, swqe->sent, buf, len,
+				  SROCE_FROM_MEM);
+}
+
+/* The first time a WQE goes out (or after a full restart): PSNs. */
+static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_req *req = &qp->req;
+	u32 npkts = sroce_req_npkts(qp, swqe);
+
+	swqe->first_psn = req->psn;
+	swqe->last_psn = sroce_psn_add(req->psn, npkts - 1);
+	swqe->rd_psn = req->psn;
+	swqe->sent = 0;
+	swqe->started = true;
+}
+
+/*
+ * Send the next packet of the WQE at req.next.  Returns 0, -EAGAIN to stop
+ * for now (allocation failure: retried from the work item) or -EIO after a
+ * fatal local error.
+ */
+static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_req *req = &qp->req;
+	const struct sroce_av *av = &qp->av;
+	const struct sroce_opcode_info *oi;
+	bool rc = qp->init.qp_type == IB_QPT_RC;
+	bool first, last, rd_atomic, ackreq;
+	u32 paylen, psn, dqpn;
+	struct sk_buff *skb;
+	void *bth;
+	u8 opcode;
+
+	lockdep_assert_held(&req->lock);
+
+	if (!swqe->started)
+		sroce_req_start(qp, swqe);
+	rd_atomic = sroce_wr_is_rd_atomic(swqe->wqe.opcode);
+	paylen = rd_atomic ? 0 : min_t(u64, req->mtu, swqe->len - swqe->sent);
+	first = swqe->sent == 0;
+	last = rd_atomic || swqe->sent + paylen >= swqe->len;
+	opcode = sroce_req_opcode(qp, swqe->wqe.opcode, first, last);
+	oi = sroce_opcode_info(opcode);
+	dqpn = req->dest_qpn;
+	if (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI) {
+		av = &swqe->av;
+		dqpn = swqe->wqe.wr.ud.remote_qpn;
+	}
+
+	skb = sroce_pkt_alloc(qp->sdev, av, opcode, paylen, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return -EAGAIN;
+	bth = skb->data;
+	if (sroce_req_copy_payload(qp, swqe, bth + sroce_opcode_hdr_len(oi),
+				   paylen)) {
+		kfree_skb(skb);
+		sroce_req_fatal(qp, req->next, IB_WC_LOC_PROT_ERR);
+		return -EIO;
+	}
+
+	psn = req->psn;
+	ackreq = rc &&
+		 (last || ++req->pkts_since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
+	if (ackreq)
+		req->pkts_since_ackreq = 0;
+	sroce_bth_init(bth, opcode,
+		       last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
+			       (oi->flags & SROCE_OPF_SE_OK),
+		       (4 - (paylen & 3)) & 3, SROCE_DEFAULT_PKEY, dqpn, ackreq,
+		       psn);
+	sroce_req_fill_ext(qp, swqe, oi, bth, last);
+
+	if (rd_atomic) {
+		/* A READ request occupies the PSNs of its responses. */
+		req->psn = sroce_psn_next(swqe->last_psn);
+		swqe->sent = swqe->len;
+		req->rd_inflight++;
+	} else {
+		req->psn = sroce_psn_next(psn);
+		swqe->sent += paylen;
+	}
+	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
+
+	if (rc)
+		sroce_comp_arm_retrans(qp);
+	if (last) {
+		req->next++;
+		/* UC and UD complete once sent (IBA 9.8.3, 9.8.2). */
+		if (!rc)
+			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
+	}
+	return 0;
+}
+
+/* May this CPU transmit for the QP now?  See req.tx_cpu. */
+static bool sroce_req_cpu_ok(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	int cpu = smp_processor_id();
+
+	if (likely(req->tx_cpu == cpu))
+		return true;
+	if (qp->init.qp_type == IB_QPT_RC && req->psn != req->una_psn &&
+	    req->tx_cpu >= 0 && cpu_online(req->tx_cpu)) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_TX_CPU_WAIT);
+		/*
+		 * Hand over rather than rely on the next ACK to arrive on
+		 * tx_cpu: a peer that ACKs from another CPU, or an ACK that
+		 * is the last one due, would leave the WQE unsent until the
+		 * retransmit timer fires.
+		 */
+		sroce_task_schedule_on(qp, req->tx_cpu);
+		return false;
+	}
+	req->tx_cpu = cpu;
+	return true;
+}
+
+/* May the WQE at req.next start now (fence, max_rd_atomic, window)? */
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (qp->init.qp_type != IB_QPT_RC)
+		return true;
+	if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_REQ_WINDOW)
+		return false;
+	if (swqe->sent)
+		return true;
+	if (swqe->wqe.flags & SROCE_WQE_FENCE && req->rd_inflight)
+		return false;
+	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode) &&
+	    req->rd_inflight >= req->max_rd_atomic)
+		return false;
+	return true;
+}
+
+void sroce_req_run_locked(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	int budget = SROCE_REQ_BUDGET;
+
+	lockdep_assert_held(&req->lock);
+
+	while (req->state == IB_QPS_RTS && !req->error && !req->rnr_wait &&
+	       !req->stopped) {
+		struct sroce_swqe *swqe;
+
+		if (req->next == req->fetched) {
+			if (!sroce_req_more_posted(qp))
+				return;
+			sroce_req_fetch_one(qp);
+			continue;
+		}
+		swqe = sroce_req_swqe(qp, req->next);
+		if (!sroce_req_may_send(qp, swqe) || !sroce_req_cpu_ok(qp))
+			return;
+		if (!budget--) {
+			/* Let other QPs and softirqs run; go on later. */
+			sroce_task_schedule(qp);
+			return;
+		}
+		if (sroce_req_send_one(qp, swqe) == -EAGAIN) {
+			sroce_task_schedule(qp);
+			return;
+		}
+	}
+}
+
+void sroce_req_run(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->req.lock);
+	if (qp->req.state == IB_QPS_ERR) {
+		spin_unlock_bh(&qp->req.lock);
+		sroce_req_flush(qp);
+		return;
+	}
+	sroce_req_run_locked(qp);
+	spin_unlock_bh(&qp->req.lock);
+	sroce_req_after_unlock(qp);
+}
+
+/* ---- go-back-N ---- */
+
+void sroce_req_retry(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *swqe;
+	u32 idx;
+
+	lockdep_assert_held(&req->lock);
+
+	if (req->done == req->fetched)
+		return;
+	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RETRANS);
+	/* Everything before @psn is acknowledged: it lies in WQE done. */
+	swqe = sroce_req_swqe(qp, req->done);
+	if (!swqe->started)
+		return;
+	if (sroce_psn_before(psn, swqe->first_psn) ||
+	    sroce_psn_after(psn, swqe->last_psn))
+		psn = swqe->first_psn;
+	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode)) {
+		if (swqe->wqe.opcode != SROCE_WR_RDMA_READ)
+			psn = swqe->first_psn;
+		swqe->rd_psn = psn;
+	}
+	swqe->sent = min_t(u64,
+			   (u64)sroce_psn_diff(psn, swqe->first_psn) * req->mtu,
+			   swqe->len);
+	if (swqe->sent == swqe->len && swqe->len)
+		swqe->sent = 0; /* cannot happen for a valid PSN; be safe */
+	for (idx = req->done + 1; idx != req->fetched; idx++) {
+		struct sroce_swqe *w = sroce_req_swqe(qp, idx);
+
+		if (!w->started)
+			break;
+		w->started = false;
+		w->sent = 0;
+	}
+	req->next = req->done;
+	req->psn = psn;
+	req->rd_inflight = 0;
+	req->pkts_since_ackreq = 0;
+}
+
+/* ---- completion ---- */
+
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (WARN_ON_ONCE(idx != req->done))
+		return;
+	sroce_req_swqe(qp, idx)->status = st;
+	req->done++;
+}
+
+void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (req->error)
+		return;
+	req->error = true;
+	req->err_idx = idx;
+	req->err_status = st;
+	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_CQE_ERROR);
+	if (st == IB_WC_RETRY_EXC_ERR)
+		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RETRIES_EXCEEDED);
+	else if (st == IB_WC_RNR_RETRY_EXC_ERR)
+		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RNR_RETRIES_EXCEEDED);
+	del_timer(&req->retrans_timer);
+	del_timer(&req->rnr_timer);
+}
+
+void sroce_req_stop(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	req->stopped = true;
+	spin_unlock_bh(&req->lock);
+	del_timer_sync(&req->retrans_timer);
+	del_timer_sync(&req->rnr_timer);
+	sroce_task_cancel(qp);
+	/* A timer that ran before stopped was seen may have re-armed. */
+	del_timer_sync(&req->retrans_timer);
+	del_timer_sync(&req->rnr_timer);
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * req.h - the SEND side of a QP: requester (send WQEs -> request packets)
+ * and the state the completer (comp.c) shares with it.
+ *
+ * Execution contexts on the SEND side, all serialised by req.lock (_bh):
+ *  (a) post_send, process context: the user doorbell (ib_uverbs POST_SEND
+ *      with wr == NULL) or a kernel ULP's ib_post_send (which defers to the
+ *      work item when called with interrupts disabled);
+ *  (b) softirq, when an ACK/NAK/READ response/atomic ACK arrives
+ *      (sroce_comp_rx(), then the requester resumes);
+ *  (c) the retransmit and RNR timers (timer_list, softirq);
+ *  (d) the per-QP work item (task.c) on the module workqueue, which holds
+ *      a QP reference while queued.
+ * The RECEIVE side (resp.c) runs under qp->resp.lock and only shares the
+ * immutable parts of the QP and qp->av with us.
+ *
+ * Lock order: qp->lock (irqsave) -> req.lock -> sq.lock (irqsave).
+ * Nothing on the SEND side takes qp->lock while holding req.lock, and no
+ * lock of the QP is held while a CQE is posted (a kernel consumer's
+ * completion handler may post new work requests).
+ *
+ * Send WQE indices (free-running ring indices of the SQ):
+ *   posted <= done <= next <= fetched <= sq.queue.prod
+ *   [posted, done)    finished; CQE (if any) not yet posted, slot held
+ *   [done, next)      fully transmitted, waiting for ACK/response (RC)
+ *   next              the WQE the requester transmits now (may be partial)
+ *   [next, fetched)   copied into the kernel shadow, validated
+ * A ring slot is given back to user space (sq cons) only after its CQE is
+ * posted, so the shadow entry of an index is never reused while in use.
+ */
+#ifndef _SROCE_REQ_H
+#define _SROCE_REQ_H
+
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "pkt.h"
+
+struct sroce_qp;
+struct sroce_ah;
+
+/* Kernel copy of one send WQE plus what the SEND side tracks for it. */
+struct sroce_swqe {
+	struct sroce_send_wqe wqe; /* validated copy of the ring slot */
+	struct sroce_av av; /* UD/GSI: destination */
+	u64 len; /* message bytes (SGE total or inline_len) */
+	u32 sent; /* bytes transmitted so far (next packet's offset) */
+	u32 first_psn; /* assigned when the first packet goes out */
+	u32 last_psn; /* last PSN the message consumes */
+	u32 rd_psn; /* READ: next expected response PSN */
+	u8 status; /* enum ib_wc_status once done */
+	bool started; /* PSNs assigned */
+	bool signaled; /* CQE on success */
+	u8 pad;
+	/* then sq.max_sge struct sroce_sge or max_inline bytes */
+	u8 data[] __aligned(8);
+};
+
+struct sroce_req {
+	/* Serialises the whole SEND side; guards every field below. */
+	spinlock_t lock;
+
+	/* Snapshots of the QP attributes, written by modify_qp (both qp->lock
+	 * and req.lock held) so the data path never takes qp->lock.
+	 */
+	enum ib_qp_state state;
+	u32 mtu; /* path MTU in bytes */
+	u32 dest_qpn;
+	u32 qkey; /* UD: used when a WQE's Q_Key has the high bit set */
+	u32 timeout_jiffies; /* retransmit timeout; 0 = none */
+	u8 retry_cnt;
+	u8 rnr_retry; /* 7 = infinite */
+	u8 max_rd_atomic;
+	u16 sport; /* constant UDP source port */
+
+	/* Sequence state. */
+	u32 psn; /* next PSN a new packet takes */
+	u32 una_psn; /* oldest unacknowledged PSN (RC) */
+	u32 next, fetched, done, posted; /* see the top of this file */
+	u32 rd_inflight; /* READ/atomic requests awaiting responses */
+	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
+	u8 retries_left;
+	u8 rnr_left;
+	bool rnr_wait; /* RNR timer armed, requester paused */
+	bool posting; /* someone posts CQEs for [posted, done) */
+	bool stopped; /* destroy: no more timers or work */
+	bool error; /* a fatal error moved (or moves) the QP to ERR */
+	bool err_moved; /* sroce_qp_error() called for it */
+	u32 err_idx; /* WQE that failed ... */
+	u8 err_status; /* ... with this enum ib_wc_status */
+	u32 rnr_psn; /* PSN to resume from when the RNR timer fires */
+	/*
+	 * CPU that transmitted last.  While packets are unacknowledged only
+	 * that CPU transmits; the others leave it to the ACKs (which arrive
+	 * where the requests were sent) or the timers.  The stack queues
+	 * packets per CPU (veth backlog, XPS), so packets of one QP sent from
+	 * two CPUs could overtake each other and cost a go-back-N.
+	 */
+	int tx_cpu;
+	u32 seq_retry_psn; /* PSN of the last sequence-error retry */
+	bool seq_retry_armed;
+
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	struct work_struct work; /* task.c; holds a QP reference while queued */
+
+	/* Shadow of the SQ ring: nslots entries of swqe_size bytes. */
+	void *shadow;
+	u32 swqe_size;
+	/* Kernel UD/GSI QPs: the AH of each slot (pointer, set by post_send). */
+	struct ib_ah **kah;
+};
+
+/* Create: allocate the shadow; 0 or -ENOMEM.  Cleanup frees it. */
+int sroce_req_init(struct sroce_qp *qp);
+void sroce_req_cleanup(struct sroce_qp *qp);
+
+/* modify_qp, with qp->lock held: snapshot attributes, reset on RESET. */
+void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+		      int mask, enum ib_qp_state cur, enum ib_qp_state next);
+
+/* Run the requester (any of the contexts above; takes req.lock). */
+void sroce_req_run(struct sroce_qp *qp);
+void sroce_req_run_locked(struct sroce_qp *qp);
+
+/* ERR: complete every outstanding send WQE with IB_WC_WR_FLUSH_ERR (comp.c). */
+void sroce_req_flush(struct sroce_qp *qp);
+
+/* destroy: stop timers and work for good (may sleep). */
+void sroce_req_stop(struct sroce_qp *qp);
+
+/* Kernel ULP post_send. */
+int sroce_req_post_kernel(struct sroce_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr);
+
+/*
+ * Shared between req.c and comp.c (req.lock held, except post_cqes and
+ * after_unlock, which run after it is dropped and live in comp.c).
+ */
+struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx);
+void sroce_req_retry(struct sroce_qp *qp, u32 psn);
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
+void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
+void sroce_req_post_cqes(struct sroce_qp *qp);
+void sroce_req_after_unlock(struct sroce_qp *qp);
+
+#endif /* _SROCE_REQ_H */

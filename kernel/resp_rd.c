@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * resp_rd.c - the responder's READ and atomic half (IBA 9.4.3-9.4.5,
+ * 9.7.4.1.4, 9.7.5.1.5): the history of READ/atomic requests, their
+ * responses in PSN order, duplicates, and the work item that finishes long
+ * READ responses.
+ *
+ * History: resp.rd[] is a ring of SROCE_RESP_RD_SLOTS entries indexed by
+ * free-running counters.  A request is recorded when it arrives in
+ * sequence (an atomic is executed then, exactly once, and its original
+ * value kept); rd_send walks the entries whose responses are still to go
+ * out.  A duplicate request moves rd_send back to its entry: a READ is
+ * re-executed from the PSN asked for, an atomic is answered from the
+ * history and never executed again.
+ *
+ * Context: everything here runs under resp.lock, from the receive softirq
+ * or from resp.work (process context, _bh lock).  The work is queued with
+ * a QP reference, dropped by the work function or by the cancel that
+ * removed it.  No MR reference outlives one run of the sender, so a peer
+ * cannot keep dereg_mr waiting.
+ */
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+
+#include "counters.h"
+#include "device.h"
+#include "mem.h"
+#include "mr.h"
+#include "pkt.h"
+#include "proto/hdr.h"
+#include "proto/opcode.h"
+#include "proto/psn.h"
+#include "qp.h"
+#include "recv.h"
+#include "resp.h"
+#include "resp_rd.h"
+#include "task.h"
+
+/* The entry of free-running history index @idx. */
+static struct sroce_resp_rd *sroce_rd_entry(struct sroce_resp *r, u32 idx)
+{
+	return &r->rd[idx % SROCE_RESP_RD_SLOTS];
+}
+
+/*
+ * Room for one more READ/atomic: at most max_dest_rd_atomic requests may
+ * wait for their responses (IBA C9-69: responder resources).
+ */
+static bool sroce_rd_room(struct sroce_resp_ctx *c)
+{
+	struct sroce_resp *r = &c->qp->resp;
+
+	return r->rd_head - r->rd_send < c->max_dest_rd;
+}
+
+static struct sroce_resp_rd *sroce_rd_new(struct sroce_resp *r)
+{
+	struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_head);
+
+	r->rd_head++;
+	if (r->rd_count < SROCE_RESP_RD_SLOTS)
+		r->rd_count++;
+	return e;
+}
+
+static void sroce_resp_schedule(struct sroce_resp_ctx *c)
+{
+	struct sroce_qp *qp = c->qp;
+	struct sroce_resp *r = &qp->resp;
+
+	lockdep_assert_held(&r->lock);
+
+	if (r->work_queued)
+		return;
+	/* The caller holds a reference: this one belongs to the work. */
+	refcount_inc(&qp->ref);
+	r->work_queued = true;
+	if (!sroce_task_queue(&r->work, -1)) {
+		r->work_queued = false;
+		sroce_qp_put(qp);
+	}
+}
+
+/* ---- responses ---- */
+
+/* Opcode of the READ response packet covering [off, off + n) of @len. */
+static u8 sroce_rd_opcode(u32 off, u32 n, u32 len)
+{
+	bool first = !off, last = off + n == len;
+
+	if (first && last)
+		return SROCE_OP_RC_READ_RESP_ONLY;
+	if (first)
+		return SROCE_OP_RC_READ_RESP_FIRST;
+	return last ? SROCE_OP_RC_READ_RESP_LAST : SROCE_OP_RC_READ_RESP_MIDDLE;
+}
+
+/* A response skb with its BTH and (if the opcode has one) AETH filled. */
+static struct sk_buff *sroce_rd_skb(struct sroce_resp_ctx *c, u8 opcode,
+				    u32 paylen, u32 psn, u32 msn)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	struct sk_buff *skb;
+
+	skb = sroce_pkt_alloc(c->sdev, &c->av, opcode, paylen, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	sroce_bth_init(sroce_rx_bth(skb), opcode, false,
+		       sroce_bth_pad_for(paylen), SROCE_DEFAULT_PKEY,
+		       c->dest_qpn, false, psn);
+	if (sroce_opcode_has(info, SROCE_EXT_AETH)) {
+		u8 syn = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+		struct sroce_aeth *aeth;
+
+		aeth = sroce_opcode_ext(info, skb->data, SROCE_EXT_AETH);
+		sroce_aeth_set_syndrome(aeth, syn);
+		sroce_aeth_set_msn(aeth, msn);
+	}
+	return skb;
+}
+
+/*
+ * Send READ response packets of @e from resp.rd_off on, at most *@budget.
+ * 0 when complete, -EAGAIN to continue later, -EACCES when the MR is gone
+ * or no longer allows the access.
+ */
+static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
+			      unsigned int *budget)
+{
+	struct sroce_resp *r = &c->qp->resp;
+	struct sroce_mr *mr = NULL;
+	int err = 0;
+
+	if (e->len) {
+		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, e->rkey, e->va,
+					e->len, IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return -EACCES;
+	}
+	do {
+		u32 off = r->rd_off;
+		u32 n = min_t(u32, c->mtu, e->len - off);
+		u8 opcode = sroce_rd_opcode(off, n, e->len);
+		u32 psn = sroce_psn_add(e->psn, off / c->mtu);
+		struct sk_buff *skb;
+		u32 hdrlen;
+
+		if (!*budget) {
+			err = -EAGAIN;
+			break;
+		}
+		skb = sroce_rd_skb(c, opcode, n, psn, e->msn);
+		if (unlikely(!skb)) {
+			err = -EAGAIN;
+			break;
+		}
+		hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(opcode));
+		if (n &&
+		    unlikely(sroce_mem_mr_copy_skb(mr, e->va + off, skb, hdrlen,
+						   n, SROCE_FROM_MEM))) {
+			kfree_skb(skb);
+			err = -EACCES;
+			break;
+		}
+		sroce_pkt_xmit(c->sdev, &c->av, sroce_qp_sport(c->qp), skb);
+		r->rd_off += n;
+		(*budget)--;
+	} while (r->rd_off < e->len);
+	if (mr)
+		sroce_mr_put(mr);
+	return err;
+}
+
+static int sroce_rd_send_atomic(struct sroce_resp_ctx *c,
+				struct sroce_resp_rd *e)
+{
+	const struct sroce_opcode_info *info =
+		sroce_opcode_info(SROCE_OP_RC_ATOMIC_ACK);
+	struct sroce_atmack *atmack;
+	struct sk_buff *skb;
+
+	skb = sroce_rd_skb(c, SROCE_OP_RC_ATOMIC_ACK, 0, e->psn, e->msn);
+	if (unlikely(!skb))
+		return -EAGAIN;
+	atmack = sroce_opcode_ext(info, skb->data, SROCE_EXT_ATMACK);
+	sroce_atmack_set_orig(atmack, e->orig);
+	sroce_pkt_xmit(c->sdev, &c->av, sroce_qp_sport(c->qp), skb);
+	return 0;
+}
+
+/*
+ * Send the queued responses in order, then an ACK that waited for them.
+ * Long READs continue from the work item.
+ */
+static void sroce_rd_drain(struct sroce_resp_ctx *c)
+{
+	struct sroce_resp *r = &c->qp->resp;
+	unsigned int budget = SROCE_RESP_RD_BUDGET;
+	int err;
+	u8 syn;
+
+	lockdep_assert_held(&r->lock);
+
+	while (r->rd_send != r->rd_head) {
+		struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_send);
+
+		if (e->opcode == SROCE_OP_RC_READ_REQ)
+			err = sroce_rd_send_read(c, e, &budget);
+		else
+			err = sroce_rd_send_atomic(c, e);
+		if (err == -EAGAIN) {
+			sroce_resp_schedule(c);
+			return;
+		}
+		if (unlikely(err)) {
+			/* The MR went away under a queued READ (IBA 9.7.5.2.4) */
+			sroce_counter_inc(c->sdev,
+					  SROCE_CNT_RESP_REMOTE_ACCESS_ERR);
+			syn = sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS_ERR);
+			sroce_resp_send_aeth(c, e->psn, syn);
+			r->rd_send = r->rd_head;
+			r->ack_pending = false;
+			r->error = true;
+			c->fatal = true;
+			return;
+		}
+		r->rd_send++;
+		r->rd_off = 0;
+	}
+	if (r->ack_pending) {
+		r->ack_pending = false;
+		syn = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+		sroce_resp_send_aeth(c, r->ack_psn, syn);
+	}
+}
+
+/* ---- requests ---- */
+
+enum sroce_resp_act sroce_resp_read_req(struct sroce_resp_ctx *c,
+					struct sk_buff *skb)
+{
+	struct sroce_reth *reth = sroce_rx_ext(skb, SROCE_EXT_RETH);
+	struct sroce_resp *r = &c->qp->resp;
+	u32 len = sroce_reth_len(reth);
+	struct sroce_resp_rd *e;
+	struct sroce_mr *mr;
+	u32 npkts;
+
+	lockdep_assert_held(&r->lock);
+
+	if (unlikely(!(c->access & IB_ACCESS_REMOTE_READ) || !sroce_rd_room(c)))
+		return SROCE_ACT_NAK_INV;
+	/* IBA o9-?: a READ may not span more than 2^31 bytes. */
+	if (unlikely(len > (1U << 31)))
+		return SROCE_ACT_NAK_INV;
+	if (len) {
+		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd,
+					sroce_reth_rkey(reth),
+					sroce_reth_va(reth), len,
+					IB_ACCESS_REMOTE_READ);
+		if (IS_ERR(mr))
+			return SROCE_ACT_NAK_ACC;
+		sroce_mr_put(mr);
+	}
+	npkts = len ? DIV_ROUND_UP(len, c->mtu) : 1;
+
+	e = sroce_rd_new(r);
+	e->opcode = SROCE_OP_RC_READ_REQ;
+	e->psn = SROCE_RX_CB(skb)->psn;
+	e->last_psn = sroce_psn_add(e->psn, npkts - 1);
+	e->va = sroce_reth_va(reth);
+	e->rkey = sroce_reth_rkey(reth);
+	e->len = len;
+	e->msn = sroce_psn_next(r->msn);
+	r->msn = e->msn;
+	/* A READ takes one PSN per response packet (IBA 9.7.1.1). */
+	r->psn = sroce_psn_next(e->last_psn);
+	r->unacked = 0;
+	sroce_rd_drain(c);
+	return SROCE_ACT_DONE;
+}
+
+enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
+					  struct sk_buff *skb)
+{
+	struct sroce_atmeth *atm = sroce_rx_ext(skb, SROCE_EXT_ATMETH);
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_resp *r = &c->qp->resp;
+	u64 va = sroce_atmeth_va(atm);
+	struct sroce_resp_rd *e;
+	struct sroce_mr *mr;
+	u64 orig;
+	int err;
+
+	lockdep_assert_held(&r->lock);
+
+	if (unlikely(!(c->access & IB_ACCESS_REMOTE_ATOMIC) ||
+		     !sroce_rd_room(c) || va & 7))
+		return SROCE_ACT_NAK_INV;
+	mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, sroce_atmeth_rkey(atm),
+				va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return SROCE_ACT_NAK_ACC;
+	err = sroce_mem_atomic(mr, va, cb->opcode == SROCE_OP_RC_CMP_SWAP,
+			       sroce_atmeth_compare(atm),
+			       sroce_atmeth_swap(atm), &orig);
+	sroce_mr_put(mr);
+	if (unlikely(err))
+		return SROCE_ACT_NAK_INV;
+
+	e = sroce_rd_new(r);
+	e->opcode = cb->opcode;
+	e->psn = cb->psn;
+	e->last_psn = cb->psn;
+	e->va = va;
+	e->orig = orig;
+	e->len = sizeof(u64);
+	e->msn = sroce_psn_next(r->msn);
+	r->msn = e->msn;
+	r->psn = sroce_psn_next(cb->psn);
+	r->unacked = 0;
+	sroce_rd_drain(c);
+	return SROCE_ACT_DONE;
+}
+
+/*
+ * A duplicate READ or atomic (PSN before ePSN): find it in the history
+ * and send its responses again from the PSN asked for.  Too old: dropped.
+ */
+void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_resp *r = &c->qp->resp;
+	bool read = cb->opcode == SROCE_OP_RC_READ_REQ;
+	u32 i;
+
+	lockdep_assert_held(&r->lock);
+
+	for (i = 1; i <= r->rd_count; i++) {
+		u32 idx = r->rd_head - i;
+		struct sroce_resp_rd *e = sroce_rd_entry(r, idx);
+		u32 off;
+
+		if (!sroce_psn_in_range(cb->psn, e->psn, e->last_psn))
+			continue;
+		/* Same PSN, other operation: not a duplicate of it. */
+		if (unlikely(e->opcode != cb->opcode))
+			return;
+		off = read ? sroce_psn_diff(cb->psn, e->psn) * c->mtu : 0;
+		if ((s32)(idx - r->rd_send) > 0)
+			return; /* still queued: goes out anyway */
+		if (idx == r->rd_send && r->rd_off <= off)
+			return; /* being sent, not yet past that PSN */
+		r->rd_send = idx;
+		r->rd_off = off;
+		sroce_rd_drain(c);
+		return;
+	}
+}
+
+/* ---- work ---- */
+
+void sroce_resp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, resp.work);
+	struct sroce_resp *r = &qp->resp;
+	struct sroce_resp_ctx c = {};
+
+	sroce_resp_snapshot(qp, &c);
+	spin_lock_bh(&r->lock);
+	r->work_queued = false;
+	if (!r->error && r->gen == c.gen && sroce_resp_state_ok(c.state))
+		sroce_rd_drain(&c);
+	spin_unlock_bh(&r->lock);
+	sroce_resp_after_unlock(&c);
+	sroce_qp_put(qp); /* the work's reference */
+}
+
+void sroce_resp_work_cancel(struct sroce_qp *qp)
+{
+	struct sroce_resp *r = &qp->resp;
+
+	if (cancel_work_sync(&r->work)) {
+		spin_lock_bh(&r->lock);
+		r->work_queued = false;
+		spin_unlock_bh(&r->lock);
+		sroce_qp_put(qp);
+	}
+}

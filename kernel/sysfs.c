@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs.c - device attributes under /sys/class/infiniband/<dev>/.
+ *
+ * sroce_abi_version is how libsroce recognises a sroce device whatever its
+ * name; netdev names the bound Ethernet device.  Both are read-only and
+ * exist from ib_register_device() (before the KOBJ_ADD uevent) until
+ * unregistration.
+ */
+#include <linux/device.h>
+#include <linux/netdevice.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "device.h"
+#include "sysfs.h"
+
+static ssize_t sroce_abi_version_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SROCE_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(sroce_abi_version);
+
+static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+	char name[IFNAMSIZ];
+
+	/*
+	 * The netdev is held until dealloc, which comes after the sysfs
+	 * files are removed.  A rename may race: copy the name into a local
+	 * buffer, which is always terminated.
+	 */
+	strscpy(name, READ_ONCE(sdev->ndev)->name, sizeof(name));
+	return sysfs_emit(buf, "%s\n", name);
+}
+static DEVICE_ATTR_RO(netdev);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&dev_attr_sroce_abi_version.attr,
+	&dev_attr_netdev.attr,
+	NULL,
+};
+
+const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};

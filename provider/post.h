@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * post.h - posting work requests to the SQ and RQ rings (post.c).
+ *
+ * post_send writes WQEs into the mapped SQ and rings one doorbell (an
+ * empty ib_uverbs POST_SEND) per call; post_recv only writes the RQ.
+ * Convention (libibverbs'): return 0 or a positive errno and point
+ * *bad_wr at the first request that was not posted.
+ */
+#ifndef SROCE_PROVIDER_POST_H
+#define SROCE_PROVIDER_POST_H
+
+#include <infiniband/verbs.h>
+
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+
+#endif /* SROCE_PROVIDER_POST_H */

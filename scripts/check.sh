@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - what `make check` runs after building: the unit tests on the
+# host, then the integration tests in one guest boot, then ONE line
+# "N passed, N failed" summing both.  Exit non-zero on any failure.
+#
+#   scripts/check.sh                 everything
+#   SROCE_CHECK_SKIP_VM=1 ...        no guest (unit tests, static checks)
+#   SROCE_CHECK_SKIP_STATIC=1 ...    no sparse / style checks
+#   scripts/check.sh t-link t-netns  only these integration test files
+#
+# The integration run's results share (dmesg of the guest etc.) is kept in
+# build/check-results/.
+
+set -u
+set -o pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$top" || exit 2
+
+pass=0
+fail=0
+skip=0
+log=$(mktemp /tmp/sroce-check.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+# add_counts NAME RC: add the last "N passed, N failed[, N skipped]" line
+# of $log to the totals; a non-zero RC with no failure counted, or no
+# summary line at all, is one failure more.
+add_counts() {
+	local name=$1 rc=$2 line p f s
+	line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "check: $name: no summary line (exit $rc): 1 failure"
+		fail=$((fail + 1))
+		return
+	fi
+	p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+	s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + ${s:-0}))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "check: $name: exit status $rc with no failed test: 1 failure"
+		fail=$((fail + 1))
+	fi
+}
+
+echo "check: unit tests"
+if [ -f tests/unit/Makefile ]; then
+	make -C tests/unit run 2>&1 | tee "$log"
+	add_counts "unit tests" "${PIPESTATUS[0]}"
+else
+	echo "check: SKIP unit tests: tests/unit/Makefile does not exist yet"
+fi
+
+# static checks: sparse over the kernel sources (C=2, all files), then
+# checkpatch --strict and clang-format (scripts/style.sh).  One test each.
+static_check() {
+	local name=$1
+	shift
+	if "$@" >"$log" 2>&1; then
+		echo "ok - $name"
+		pass=$((pass + 1))
+	else
+		sed 's/^/# /' "$log" | tail -n 40
+		echo "not ok - $name"
+		fail=$((fail + 1))
+	fi
+}
+
+sparse_clean() {
+	make -C "$KDIR" M="$top" C=2 modules 2>&1 | tee /dev/stderr |
+		{ ! grep -E '(warning|error):' >/dev/null; }
+}
+
+if [ -z "${SROCE_CHECK_SKIP_STATIC:-}" ]; then
+	echo "check: static checks"
+	# As the Makefile: the running kernel's build tree, else the newest
+	# Debian headers (what the guest boots).
+	if [ -z "${KDIR:-}" ]; then
+		KDIR=/lib/modules/$(uname -r)/build
+		[ -d "$KDIR" ] ||
+			KDIR=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -n 1)
+	fi
+	static_check "sparse (make C=2)" sparse_clean
+	static_check "style (checkpatch --strict, clang-format)" scripts/style.sh
+	static_check "Documentation/counters.rst matches kernel/counters.h" \
+		scripts/gen-counters-doc.py --check
+fi
+
+if [ -n "${SROCE_CHECK_SKIP_VM:-}" ]; then
+	echo "check: SKIP integration tests (SROCE_CHECK_SKIP_VM set)"
+elif [ ! -e kernel/sroce.ko ]; then
+	echo "check: integration tests: kernel/sroce.ko not built: 1 failure"
+	fail=$((fail + 1))
+else
+	echo "check: integration tests (guest boot)"
+	rm -rf build/check-results
+	tests/vm/vm-run --timeout 2400 --results build/check-results \
+		--keep-log build/check-results/console.log -- \
+		tests/integration/run.sh "$@" 2>&1 | tee "$log"
+	add_counts "integration tests" "${PIPESTATUS[0]}"
+fi
+
+[ "$skip" -gt 0 ] && echo "check: $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

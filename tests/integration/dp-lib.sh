@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
+#
+# dp-lib.sh - helpers of the data-path integration tests (t-datapath.sh,
+# t-pingpong.sh, t-interop.sh), on top of lib.sh (source that first).
+#
+#   dp_binary                 path of a built tests/datapath/dp_test
+#   run_pair NAME SRV_NS SRV_CMD CLI_NS CLI_CMD
+#                             start a server, then its client; both under
+#                             timeout; succeed if both exit 0; output in
+#                             $pair_out (client and server, labelled)
+#   relay_ktap                re-emit a child's KTAP results as our own
+#   perf_nonzero OUT          does perftest output hold a non-zero result?
+
+DP_TIMEOUT=${DP_TIMEOUT:-120}
+
+# dp_binary: the dp_test binary, built on the host by `make -C
+# tests/datapath`; built into the guest's /tmp if it is missing.
+dp_binary() {
+	local b=$SROCE_TOP/build/datapath/dp_test
+	if [ -x "$b" ]; then
+		echo "$b"
+		return 0
+	fi
+	make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build >/dev/null 2>&1 &&
+		echo /tmp/dp-build/dp_test
+}
+
+# in_ns NS CMD...: run CMD in namespace NS ("" or "-" = init_net).
+in_ns() {
+	local ns=$1
+	shift
+	if [ -z "$ns" ] || [ "$ns" = - ]; then
+		"$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
+
+# run_pair TIMEOUT SRV_NS "SRV CMD" CLI_NS "CLI CMD"
+# The client retries its TCP connect (pingpong clients do not), so give the
+# server a moment to listen: wait until its port shows in /proc/net/tcp*
+# when PAIR_PORT is set, else sleep briefly.
+run_pair() {
+	local tmo=$1 sns=$2 scmd=$3 cns=$4 ccmd=$5
+	local sout cout spid src crc
+	sout=$(mktemp) cout=$(mktemp)
+	in_ns "$sns" timeout "$tmo" bash -c "$scmd" >"$sout" 2>&1 &
+	spid=$!
+	if [ -n "${PAIR_PORT:-}" ]; then
+		wait_until 10 port_listening "$sns" "$PAIR_PORT"
+	else
+		sleep 1
+	fi
+	in_ns "$cns" timeout "$tmo" bash -c "$ccmd" >"$cout" 2>&1
+	crc=$?
+	# A client that failed leaves the server waiting: stop it.
+	if [ $crc -ne 0 ]; then
+		sleep 1
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid"
+	src=$?
+	pair_out="--- client (exit $crc): $ccmd
+$(cat "$cout")
+--- server (exit $src): $scmd
+$(cat "$sout")"
+	pair_cout=$(cat "$cout")
+	pair_sout=$(cat "$sout")
+	rm -f "$sout" "$cout"
+	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# port_listening NS PORT: a TCP socket listens on PORT in NS.
+port_listening() {
+	local hex
+	hex=$(printf '%04X' "$2")
+	in_ns "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# relay_ktap PREFIX < KTAP: re-emit each "ok"/"not ok" line of a child
+# KTAP stream as our own result (renumbered, PREFIX added), and its
+# diagnostics as ours.  Returns the number of results relayed in $relayed.
+relay_ktap() {
+	local prefix=$1 line name pend=()
+	relayed=0
+	while IFS= read -r line; do
+		case $line in
+		"not ok "*)
+			name=${line#not ok }
+			name=${name#* }
+			ktap_fail "$prefix$name" "${pend[@]}"
+			pend=()
+			relayed=$((relayed + 1))
+			;;
+		"ok "*"# SKIP"*)
+			name=${line#ok }
+			name=${name#* }
+			ktap_skip "$prefix${name%% # SKIP*}" "${name##*# SKIP }"
+			relayed=$((relayed + 1))
+			;;
+		"ok "*)
+			name=${line#ok }
+			name=${name#* }
+			ktap_pass "$prefix$name"
+			pend=()
+			relayed=$((relayed + 1))
+			;;
+		"# "*)
+			pend+=("${line#\# }")
+			;;
+		esac
+	done
+}
+
+# perf_nonzero OUT: perftest printed a result row with a non-zero figure.
+# Rows are "size iterations figures..."; all-zero rows happen under TCG
+# when clock calibration fails.
+perf_nonzero() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4 {
+		for (i = 3; i <= NF; i++) if ($i + 0 > 0) f = 1
+	} END { exit !f }' <<<"$1"
+}
+
+# perf_row OUT: the result row of a perftest run (for the log).
+perf_row() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 4' <<<"$1" | tail -n 1
+}

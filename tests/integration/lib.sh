@@ -1,0 +1,382 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib.sh - shared helpers of the sroce integration tests (guest side).
+#
+# Sourced by tests/integration/t-*.sh, run.sh and tests/demo.sh.  Provides
+#   - KTAP output: ktap_begin, ktap_pass, ktap_fail, ktap_skip, ktap_check,
+#     diag, ktap_done (prints "N passed, N failed, N skipped" and exits);
+#   - module handling: load_sroce, unload_sroce;
+#   - topologies built from network namespaces, WireGuard netns.sh style
+#     (each with its diagram below): make_two_ns, make_init_veth, topo_reset;
+#   - waiting helpers: wait_gid, wait_until, gid_index, ip_to_gid;
+#   - the provider environment: RDMAV_DRIVERS points at the built provider.
+#
+# Every helper is meant for a throw-away guest (tests/vm/vm-run): it changes
+# the network configuration and loads modules without asking.
+
+SROCE_TOP=${SROCE_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)}
+SROCE_KO=${SROCE_KO:-$SROCE_TOP/kernel/sroce.ko}
+SROCE_PROVIDER=${SROCE_PROVIDER:-$SROCE_TOP/provider/libsroce}
+
+# libibverbs appends -rdmav34.so to an absolute path prefix.
+export RDMAV_DRIVERS=$SROCE_PROVIDER
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# ---------------------------------------------------------------------------
+# KTAP
+# ---------------------------------------------------------------------------
+
+ktap_n=0	# number of the last reported test
+ktap_plan=0	# planned number of tests
+ktap_npass=0
+ktap_nfail=0
+ktap_nskip=0
+
+# ktap_begin PLAN [DESCRIPTION]
+ktap_begin() {
+	ktap_plan=$1
+	echo "KTAP version 1"
+	[ -n "${2:-}" ] && echo "# $2"
+	echo "1..$ktap_plan"
+}
+
+# diag LINE...: each argument, and each line within one, as a "# " line.
+diag() {
+	local a l
+	for a in "$@"; do
+		while IFS= read -r l; do
+			printf '# %s\n' "$l"
+		done <<<"$a"
+	done
+}
+
+# Indent a command's captured output as KTAP diagnostic lines.
+diag_output() {
+	sed 's/^/#   /' <<<"$1"
+}
+
+ktap_pass() {
+	ktap_n=$((ktap_n + 1))
+	ktap_npass=$((ktap_npass + 1))
+	echo "ok $ktap_n $1"
+}
+
+# ktap_fail NAME [REASON...]
+ktap_fail() {
+	local name=$1
+	shift
+	ktap_n=$((ktap_n + 1))
+	ktap_nfail=$((ktap_nfail + 1))
+	[ $# -gt 0 ] && diag "$@"
+	echo "not ok $ktap_n $name"
+}
+
+# ktap_skip NAME REASON
+ktap_skip() {
+	ktap_n=$((ktap_n + 1))
+	ktap_nskip=$((ktap_nskip + 1))
+	echo "ok $ktap_n $1 # SKIP ${2:-}"
+}
+
+# ktap_result NAME STATUS [REASON...]: pass when STATUS is 0.
+ktap_result() {
+	local name=$1 st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$@"
+	fi
+}
+
+# ktap_check NAME CMD [ARGS...]: run CMD, pass on exit 0; on failure the
+# command line and its output become diagnostics.
+ktap_check() {
+	local name=$1 out st
+	shift
+	out=$("$@" 2>&1)
+	st=$?
+	if [ $st -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		diag "command failed (exit $st): $*"
+		[ -n "$out" ] && diag_output "$out"
+		ktap_fail "$name"
+	fi
+	return $st
+}
+
+# ktap_skip_rest REASON: report every remaining planned test as skipped.
+ktap_skip_rest() {
+	while [ $ktap_n -lt $ktap_plan ]; do
+		ktap_skip "not run" "$1"
+	done
+}
+
+# Print the summary line and exit: 0 only if nothing failed and every
+# planned test reported.
+ktap_done() {
+	local rc=0
+	if [ $ktap_n -ne $ktap_plan ]; then
+		diag "planned $ktap_plan tests but ran $ktap_n"
+		while [ $ktap_n -lt $ktap_plan ]; do
+			ktap_fail "missing test"
+		done
+	fi
+	[ $ktap_nfail -eq 0 ] || rc=1
+	echo "$ktap_npass passed, $ktap_nfail failed, $ktap_nskip skipped"
+	exit $rc
+}
+
+# ---------------------------------------------------------------------------
+# waiting
+# ---------------------------------------------------------------------------
+
+# wait_until TIMEOUT_S CMD [ARGS...]: poll CMD every 0.1 s.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
+# ip_to_gid ADDR: the RoCE v2 GID of an IPv4 or IPv6 address, spelled the
+# way sysfs prints it (8 groups of 4 hex digits).  IPv4 is IPv4-mapped.
+ip_to_gid() {
+	local a=$1 o1 o2 o3 o4
+	if [[ $a =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$ ]]; then
+		o1=${BASH_REMATCH[1]} o2=${BASH_REMATCH[2]}
+		o3=${BASH_REMATCH[3]} o4=${BASH_REMATCH[4]}
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+			"$o1" "$o2" "$o3" "$o4"
+		return
+	fi
+	# IPv6: expand "::" and pad every group.
+	local head=${a%%::*} tail='' groups=() g n out=''
+	[[ $a == *::* ]] && tail=${a#*::}
+	IFS=: read -ra hg <<<"$head"
+	IFS=: read -ra tg <<<"$tail"
+	groups=("${hg[@]}")
+	if [[ $a == *::* ]]; then
+		n=$((8 - ${#hg[@]} - ${#tg[@]}))
+		while [ $n -gt 0 ]; do
+			groups+=(0)
+			n=$((n - 1))
+		done
+		groups+=("${tg[@]}")
+	fi
+	for g in "${groups[@]}"; do
+		out+=$(printf '%04x:' "0x${g:-0}")
+	done
+	echo "${out%:}"
+}
+
+# gid_index DEV ADDR: index of ADDR's RoCE v2 GID on port 1 of DEV.
+gid_index() {
+	local want f g i
+	want=$(ip_to_gid "$2")
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		read -r g 2>/dev/null <"$f" || continue
+		[ "$g" = "$want" ] || continue
+		i=${f##*/}
+		read -r g 2>/dev/null \
+			<"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" ||
+			continue
+		[ "$g" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# wait_gid DEV ADDR [TIMEOUT_S]: wait until ADDR's RoCE v2 GID is in DEV's
+# GID table (the table fills asynchronously after rdma link add).
+wait_gid() {
+	wait_until "${3:-10}" gid_index "$1" "$2"
+}
+
+gid_absent() {
+	! gid_index "$1" "$2"
+}
+
+# All non-zero GIDs of port 1 of DEV, one "index gid type" per line.
+list_gids() {
+	local f g t i
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		read -r g 2>/dev/null <"$f" || continue
+		[ "$g" = "0000:0000:0000:0000:0000:0000:0000:0000" ] && continue
+		i=${f##*/}
+		read -r t 2>/dev/null \
+			<"/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" ||
+			t='?'
+		echo "$i $g $t"
+	done
+}
+
+proc_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+dev_exists() {
+	[ -e "/sys/class/infiniband/$1" ]
+}
+
+dev_gone() {
+	[ ! -e "/sys/class/infiniband/$1" ]
+}
+
+# Is DEV an sroce device (the sysfs ABI attribute only sroce has)?
+is_sroce() {
+	[ -e "/sys/class/infiniband/$1/sroce_abi_version" ]
+}
+
+# ---------------------------------------------------------------------------
+# modules
+# ---------------------------------------------------------------------------
+
+# Load sroce.ko and what it needs.  insmod does not resolve dependencies,
+# so load the ones modinfo names (ib_core, ib_uverbs, udp_tunnel, ...).
+load_sroce() {
+	local deps d
+	[ -e /sys/module/sroce ] && return 0
+	if [ ! -e "$SROCE_KO" ]; then
+		echo "load_sroce: $SROCE_KO not built" >&2
+		return 1
+	fi
+	deps=$(modinfo -F depends "$SROCE_KO" 2>/dev/null | tr , ' ')
+	modprobe -a ib_core ib_uverbs $deps || return 1
+	insmod "$SROCE_KO"
+}
+
+unload_sroce() {
+	[ -e /sys/module/sroce ] || return 0
+	rmmod sroce
+}
+
+# ---------------------------------------------------------------------------
+# topologies
+# ---------------------------------------------------------------------------
+
+# rdma links only appear once the netdev exists; rdma link add must run in
+# the namespace that holds the netdev.
+#
+# add_link NAME TYPE NETDEV [NS]
+add_link() {
+	local pre=()
+	[ -n "${4:-}" ] && pre=(ip netns exec "$4")
+	"${pre[@]}" rdma link add "$1" type "$2" netdev "$3"
+}
+
+del_link() {
+	rdma link delete "$1"
+}
+
+# make_two_ns [--no-rdma]
+#
+#   +------------- ns1 --------------+      +------------- ns2 --------------+
+#   |  sroce1 (rdma link, port 1)    |      |    (rdma link, port 1) sroce2  |
+#   |     |                          |      |                          |     |
+#   |    v1  10.11.0.1/24            | veth |            10.11.0.2/24  v2    |
+#   |        fd00::1/64          ========================= fd00::2/64        |
+#   +--------------------------------+      +--------------------------------+
+#
+#   init_net holds no sroce device and no UDP 4791 socket of sroce.  rdma
+#   devices are visible from every namespace (ib_core "shared" netns mode).
+#   IPv6 addresses are added with nodad so that their GIDs appear at once.
+make_two_ns() {
+	local i
+	for i in 1 2; do
+		ip netns add ns$i || return 1
+		ip -n ns$i link set lo up
+	done
+	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1
+	for i in 1 2; do
+		ip -n ns$i addr add 10.11.0.$i/24 dev v$i &&
+			ip -n ns$i -6 addr add fd00::$i/64 dev v$i nodad &&
+			ip -n ns$i link set v$i up || return 1
+	done
+	[ "${1:-}" = --no-rdma ] && return 0
+	for i in 1 2; do
+		add_link sroce$i sroce v$i ns$i || return 1
+	done
+	for i in 1 2; do
+		wait_gid sroce$i 10.11.0.$i || {
+			echo "make_two_ns: no IPv4 GID on sroce$i" >&2
+			return 1
+		}
+	done
+}
+
+# make_init_veth: a veth end in init_net, e.g. for rdma_rxe, which works
+# only there.  The peer sits in ns3 only to give i1 a carrier.
+#
+#   +---------- init_net ----------+      +------------ ns3 ------------+
+#   |  (rxe0 / sroce0 added by     |      |                             |
+#   |   the test)                  |      |                             |
+#   |    i1  10.12.0.1/24          | veth |          10.12.0.2/24  i2   |
+#   |        fd01::1/64        ======================== fd01::2/64      |
+#   +------------------------------+      +-----------------------------+
+make_init_veth() {
+	ip netns add ns3 || return 1
+	ip -n ns3 link set lo up
+	ip link add i1 type veth peer name i2 netns ns3 || return 1
+	ip addr add 10.12.0.1/24 dev i1 &&
+		ip -6 addr add fd01::1/64 dev i1 nodad &&
+		ip link set i1 up &&
+		ip -n ns3 addr add 10.12.0.2/24 dev i2 &&
+		ip -n ns3 -6 addr add fd01::2/64 dev i2 nodad &&
+		ip -n ns3 link set i2 up
+}
+
+# topo_reset: remove every rdma link, namespace and veth the helpers make,
+# so that the next test file starts from a clean guest.
+topo_reset() {
+	local d ns
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] || continue
+		rdma link delete "${d##*/}" >/dev/null 2>&1
+	done
+	for ns in ns1 ns2 ns3; do
+		ip netns del $ns >/dev/null 2>&1
+	done
+	ip link del i1 >/dev/null 2>&1
+	ip link del v1 >/dev/null 2>&1
+	return 0
+}
+
+# Number of rdma devices (as `rdma dev` lists them).
+rdma_dev_count() {
+	local d n=0
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# port_state DEV: ACTIVE, DOWN, ... as rdma link reports it.
+port_state() {
+	rdma link show "$1/1" 2>/dev/null |
+		sed -n 's/.* state \([A-Z_]*\) .*/\1/p'
+}
+
+# devinfo_field DEV FIELD: a field of `ibv_devinfo -d DEV`, e.g. state.
+devinfo_field() {
+	ibv_devinfo -d "$1" 2>/dev/null |
+		sed -n "s/^[[:space:]]*$2:[[:space:]]*\\(.*\\)$/\\1/p" | head -n 1
+}
+
+# udp4791_in [NS]: print the UDP 4791 sockets of a namespace (init_net
+# without an argument) from /proc/net/udp{,6}; succeed if there is one.
+# 4791 = 0x12B7.
+udp4791_in() {
+	local pre=() out
+	[ -n "${1:-}" ] && pre=(ip netns exec "$1")
+	out=$("${pre[@]}" cat /proc/net/udp /proc/net/udp6 2>/dev/null |
+		awk '$2 ~ /:12B7$/')
+	[ -n "$out" ] && echo "$out"
+	[ -n "$out" ]
+}

@@ -1,0 +1,394 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""resp_wire.py - the receive path and the responder of sroce, on the wire.
+
+Runs in ns2 of make_two_ns (lib.sh).  It owns verbs objects on sroce1 (in
+ns1; RDMA devices are shared between namespaces) and plays the remote
+requester by hand: crafted RoCE v2 packets go from 10.11.0.2 to sroce1 at
+10.11.0.1, and what sroce1 answers is sniffed on v2.
+
+usage: resp_wire.py SGID_INDEX   (index of 10.11.0.1 in sroce1's GID table)
+Prints KTAP and "N passed, N failed".
+"""
+
+import os
+import struct
+import sys
+import time
+
+import roce_craft as rc
+import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import RecvWR, SGE
+
+DEV = 'sroce1'
+LOCAL, PEER = '10.11.0.1', '10.11.0.2'
+PEER_QPN = 0xabc
+RQ_PSN = 100
+MTU = 1024
+QKEY = 0x11223344
+
+results = []
+
+
+def check(name, ok, why=''):
+    results.append(ok)
+    n = len(results)
+    if not ok and why:
+        for line in str(why).splitlines():
+            print('# ' + line)
+    print(('ok %d %s' if ok else 'not ok %d %s') % (n, name))
+    sys.stdout.flush()
+
+
+def counter(name):
+    base = os.environ.get('SROCE_HWC',
+                          '/sys/class/infiniband/%s/ports/1/hw_counters' % DEV)
+    path = '%s/%s' % (base, name)
+    with open(path) as f:
+        return int(f.read())
+
+
+def counter_delta(name, fn):
+    before = counter(name)
+    fn()
+    time.sleep(0.2)
+    return counter(name) - before
+
+
+def poll(cq, timeout=2.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        n, wcs = cq.poll(1)
+        if n:
+            return wcs[0]
+        time.sleep(0.01)
+    return None
+
+
+class Rig:
+    def __init__(self, sgid_index):
+        self.ctx = Context(name=DEV)
+        self.pd = PD(self.ctx)
+        acc = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+               e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+        self.mr = MR(self.pd, 65536, acc)
+        self.cq = CQ(self.ctx, 64)
+        self.sgid_index = sgid_index
+        self.wire = rc.Wire(PEER, LOCAL, 'v2')
+
+    def rc_qp(self, qp_type=e.IBV_QPT_RC, max_dest_rd=4):
+        cap = QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=2,
+                    max_recv_sge=2)
+        qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
+                                    rcq=self.cq, cap=cap))
+        gr = GlobalRoute(dgid=GID('0000:0000:0000:0000:0000:ffff:0a0b:0002'),
+                         sgid_index=self.sgid_index)
+        attr = QPAttr()
+        attr.qp_access_flags = (e.IBV_ACCESS_LOCAL_WRITE |
+                                e.IBV_ACCESS_REMOTE_WRITE |
+                                e.IBV_ACCESS_REMOTE_READ |
+                                e.IBV_ACCESS_REMOTE_ATOMIC)
+        attr.path_mtu = e.IBV_MTU_1024
+        attr.dest_qp_num = PEER_QPN
+        attr.rq_psn = RQ_PSN
+        attr.sq_psn = 0
+        attr.max_dest_rd_atomic = max_dest_rd
+        attr.max_rd_atomic = 1
+        attr.min_rnr_timer = 12
+        attr.timeout = 14
+        attr.retry_cnt = 7
+        attr.rnr_retry = 7
+        attr.ah_attr = AHAttr(gr=gr, is_global=1, port_num=1)
+        qp.to_rts(attr)
+        return qp
+
+    def ud_qp(self):
+        cap = QPCap(max_send_wr=4, max_recv_wr=8, max_send_sge=1,
+                    max_recv_sge=1)
+        qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=self.cq,
+                                    rcq=self.cq, cap=cap))
+        attr = QPAttr()
+        attr.qkey = QKEY
+        attr.sq_psn = 0
+        qp.to_rts(attr)
+        return qp
+
+    def post_recv(self, qp, off, length, wr_id):
+        sge = SGE(self.mr.buf + off, length, self.mr.lkey)
+        qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[sge]))
+
+    def send(self, transport, **kw):
+        self.wire.send(transport, **kw)
+
+    def ask(self, transport, want=1, timeout=2.0, **kw):
+        self.wire.drain()
+        self.wire.send(transport, **kw)
+        return self.wire.replies(want, timeout)
+
+
+def is_ack(reply, psn, syn_type=0, code=None):
+    """reply is an RC ACK (type 0), RNR NAK (1) or NAK (3) for psn."""
+    if not reply:
+        return False
+    b, rest = reply[0]
+    if b['opcode'] != rc.RC_ACK or b['psn'] != psn or not b['icrc_ok']:
+        return False
+    syn, _ = rc.aeth(rest)
+    if (syn >> 5) & 3 != syn_type:
+        return False
+    return code is None or syn & 0x1f == code
+
+
+def describe(replies):
+    return '\n'.join('%s aeth=%s' % (b, rest[:4].hex())
+                     for b, rest in replies) or 'no reply'
+
+
+def test_recv_drops(rig):
+    """recv.c: every malformed or foreign packet is dropped and counted."""
+    w = rig.wire
+    some_qp = 0x123456
+    payload = rc.bth(rc.UD_SEND_ONLY, some_qp, 1) + rc.deth(1, 2) + b'x' * 8
+
+    d = counter_delta('rx_icrc_encapsulated',
+                      lambda: w.send(payload, bad_icrc=True))
+    check('bad ICRC dropped (rx_icrc_encapsulated)', d == 1, d)
+    d = counter_delta('rx_drop_no_qp', lambda: w.send(payload))
+    check('unknown destination QP dropped (rx_drop_no_qp)', d == 1, d)
+    bad = rc.bth(rc.UD_SEND_ONLY, some_qp, 1, pkey=0x1234) + rc.deth(1, 2)
+    d = counter_delta('rx_drop_bad_pkey', lambda: w.send(bad))
+    check('foreign P_Key dropped (rx_drop_bad_pkey)', d == 1, d)
+    d = counter_delta('rx_drop_unsupported', lambda: w.send(
+        rc.bth(rc.UD_SEND_ONLY, some_qp, 1, tver=1) + rc.deth(1, 2)))
+    check('TVer 1 dropped (rx_drop_unsupported)', d == 1, d)
+    d = counter_delta('rx_drop_unsupported', lambda: w.send(
+        rc.bth(0x44, some_qp, 1) + b'\0' * 8))
+    check('RD opcode dropped (rx_drop_unsupported)', d == 1, d)
+    d = counter_delta('rx_drop_malformed', lambda: w.send(
+        rc.bth(rc.RC_WRITE_ONLY, some_qp, 1)[:8], pad_to_4=False))
+    check('truncated BTH dropped (rx_drop_malformed)', d == 1, d)
+    d = counter_delta('rx_drop_malformed', lambda: w.send(
+        rc.bth(rc.RC_WRITE_ONLY, some_qp, 1) + b'\0' * 8))
+    check('RETH cut short dropped (rx_drop_malformed)', d == 1, d)
+    d = counter_delta('rx_drop_malformed', lambda: w.send(
+        rc.bth(rc.RC_ACK, some_qp, 1) + b'\0' * 12))
+    check('payload on an ACK dropped (rx_drop_malformed)', d == 1, d)
+    d = counter_delta('rx_cnp', lambda: w.send(
+        rc.bth(rc.CNP, some_qp, 0, becn=True) + b'\0' * 16))
+    check('CNP counted (rx_cnp)', d == 1, d)
+    d = counter_delta('np_ecn_marked_roce_packets',
+                      lambda: w.send(payload, tos=0x03))
+    check('ECN CE counted (np_ecn_marked_roce_packets)', d == 1, d)
+    d = counter_delta('rx_drop_qp_type', lambda: w.send(
+        rc.bth(rc.RC_SEND_ONLY, 1, 1) + b'hi'))
+    check('RC opcode to QP1 dropped (rx_drop_qp_type)', d == 1, d)
+
+
+def test_rc(rig):
+    qp = rig.rc_qp()
+    qpn = qp.qp_num
+    mr = rig.mr
+    for i in range(4):
+        rig.post_recv(qp, 32768 + i * 4096, 4096, 100 + i)
+
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 100, ackreq=True) + b'hello')
+    check('RC SEND_ONLY is ACKed with its PSN', is_ack(r, 100, 0),
+          describe(r))
+    wc = poll(rig.cq)
+    check('SEND_ONLY completes the receive WQE',
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          wc.opcode == e.IBV_WC_RECV and wc.byte_len == 5 and
+          wc.wr_id == 100 and mr.read(5, 32768) == b'hello',
+          wc and (wc.status, wc.opcode, wc.byte_len, wc.wr_id))
+    check('ACK carries MSN 1 and the QP\'s source port',
+          bool(r) and rc.aeth(r[0][1])[1] == 1 and
+          r[0][0]['sport'] >= 0xc000, describe(r))
+
+    r = rig.ask(rc.bth(rc.RC_WRITE_ONLY, qpn, 101, ackreq=True) +
+                rc.reth(mr.buf + 64, mr.rkey, 8) + b'ABCDEFGH')
+    check('RDMA WRITE_ONLY lands in the MR and is ACKed',
+          is_ack(r, 101) and mr.read(8, 64) == b'ABCDEFGH',
+          describe(r) + ' mem=' + repr(mr.read(8, 64)))
+
+    r = rig.ask(rc.bth(rc.RC_WRITE_ONLY_IMM, qpn, 102, ackreq=True) +
+                rc.reth(mr.buf + 72, mr.rkey, 4) + rc.imm(0x12345678) +
+                b'WXYZ')
+    wc = poll(rig.cq)
+    check('WRITE with immediate completes a WQE with imm_data',
+          is_ack(r, 102) and wc is not None and
+          wc.opcode == e.IBV_WC_RECV_RDMA_WITH_IMM and
+          wc.byte_len == 4 and
+          struct.pack('!I', 0x12345678) ==
+          struct.pack('=I', wc.imm_data) and mr.read(4, 72) == b'WXYZ',
+          wc and (wc.opcode, wc.byte_len, hex(wc.imm_data)))
+
+    data = bytes(range(256)) * 8 + b'tail' * 25
+    rig.wire.drain()
+    rig.send(rc.bth(rc.RC_SEND_FIRST, qpn, 103) + data[:1024])
+    rig.send(rc.bth(rc.RC_SEND_MIDDLE, qpn, 104) + data[1024:2048])
+    rig.send(rc.bth(rc.RC_SEND_LAST, qpn, 105, ackreq=True) + data[2048:])
+    r = rig.wire.replies(1)
+    wc = poll(rig.cq)
+    check('3-packet SEND reassembled into one WQE (2148 bytes)',
+          is_ack(r, 105) and wc is not None and wc.byte_len == 2148 and
+          mr.read(2148, 40960) == data,
+          describe(r) + ' wc=' + str(wc and (wc.byte_len, wc.status)))
+
+    mr.write(bytes((i * 7) & 0xff for i in range(3000)), 3000, 4096)
+    r = rig.ask(rc.bth(rc.RC_READ_REQ, qpn, 106) +
+                rc.reth(mr.buf + 4096, mr.rkey, 3000), want=3)
+    ops = [b['opcode'] for b, _ in r]
+    psns = [b['psn'] for b, _ in r]
+    got = b''
+    if len(r) == 3:
+        got = r[0][1][4:] + r[1][1] + r[2][1][4:]
+        got = got[:3000]
+    check('READ of 3000 bytes: FIRST/MIDDLE/LAST, PSN 106-108, data',
+          ops == [rc.RC_READ_RESP_FIRST, rc.RC_READ_RESP_MIDDLE,
+                  rc.RC_READ_RESP_LAST] and psns == [106, 107, 108] and
+          got == mr.read(3000, 4096),
+          'ops=%s psns=%s' % (ops, psns))
+
+    mr.write(struct.pack('=Q', 40), 8, 256)
+    fa = rc.bth(rc.RC_FETCH_ADD, qpn, 109) + rc.atmeth(mr.buf + 256,
+                                                       mr.rkey, 2)
+    r = rig.ask(fa)
+    orig = (struct.unpack('!Q', r[0][1][4:12])[0]
+            if r and r[0][0]['opcode'] == rc.RC_ATOMIC_ACK else None)
+    check('FETCH_ADD returns the old value and adds',
+          orig == 40 and struct.unpack('=Q', mr.read(8, 256))[0] == 42,
+          describe(r))
+    r = rig.ask(fa)
+    orig = (struct.unpack('!Q', r[0][1][4:12])[0]
+            if r and r[0][0]['opcode'] == rc.RC_ATOMIC_ACK else None)
+    check('duplicate FETCH_ADD answered from the cache, not re-executed',
+          orig == 40 and struct.unpack('=Q', mr.read(8, 256))[0] == 42,
+          describe(r) + ' mem=' + str(struct.unpack('=Q', mr.read(8, 256))))
+    r = rig.ask(rc.bth(rc.RC_CMP_SWAP, qpn, 110) +
+                rc.atmeth(mr.buf + 256, mr.rkey, 7, 42))
+    check('CMP_SWAP swaps when equal',
+          r and r[0][0]['opcode'] == rc.RC_ATOMIC_ACK and
+          struct.unpack('=Q', mr.read(8, 256))[0] == 7, describe(r))
+
+    r = rig.ask(rc.bth(rc.RC_READ_REQ, qpn, 107) +
+                rc.reth(mr.buf + 4096 + 1024, mr.rkey, 1976), want=2)
+    check('duplicate READ from its 2nd PSN re-sends PSN 107-108',
+          [b['psn'] for b, _ in r] == [107, 108], describe(r))
+
+    d = counter('duplicate_request')
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 100, ackreq=True) + b'hello')
+    check('duplicate SEND re-ACKed with the last PSN, no new completion',
+          is_ack(r, 110) and poll(rig.cq, 0.3) is None and
+          counter('duplicate_request') == d + 1, describe(r))
+
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 120, ackreq=True) + b'x')
+    check('PSN gap: one sequence NAK with the expected PSN',
+          is_ack(r, 111, 3, 0), describe(r))
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 121, ackreq=True) + b'x',
+                timeout=0.5)
+    check('second packet of the same gap: no second NAK', not r,
+          describe(r))
+
+    # Only one receive WQE is left (wr_id 103): use it, then RNR.
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 111, ackreq=True) + b'last')
+    poll(rig.cq)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 112, ackreq=True) + b'rnr')
+    check('no receive WQE: RNR NAK with min_rnr_timer',
+          is_ack(r, 112, 1, 12), describe(r))
+    rig.post_recv(qp, 32768, 4096, 200)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 112, ackreq=True) + b'rnr')
+    wc = poll(rig.cq)
+    check('after post_recv the retried SEND is accepted',
+          is_ack(r, 112) and wc is not None and wc.wr_id == 200,
+          describe(r))
+
+    rig.post_recv(qp, 32768, 16, 300)
+    r = rig.ask(rc.bth(rc.RC_WRITE_ONLY, qpn, 113, ackreq=True) +
+                rc.reth(mr.buf + 65000, mr.rkey, 1000) + b'z' * 1000)
+    check('WRITE beyond the MR: remote access error NAK',
+          is_ack(r, 113, 3, 2), describe(r))
+    wc = poll(rig.cq)
+    check('... and the QP is in error: the receive WQE is flushed',
+          wc is not None and wc.status == e.IBV_WC_WR_FLUSH_ERR and
+          wc.wr_id == 300, wc and (wc.status, wc.wr_id))
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qpn, 114, ackreq=True) + b'x',
+                timeout=0.5)
+    check('QP in ERR does not answer', not r, describe(r))
+    qp.close()
+
+
+def test_uc(rig):
+    """UC: no ACKs; a gap drops the message, the next one gets the WQE."""
+    qp = rig.rc_qp(qp_type=e.IBV_QPT_UC)
+    qpn = qp.qp_num
+    rig.post_recv(qp, 32768, 4096, 700)
+    drops = counter('rx_drop_uc_msg')
+    rig.wire.drain()
+    rig.send(rc.bth(rc.UC_SEND_FIRST, qpn, 100) + b'a' * 1024)
+    rig.send(rc.bth(rc.UC_SEND_LAST, qpn, 102) + b'c' * 10)
+    time.sleep(0.2)
+    check('UC message with a lost middle packet: dropped, no completion',
+          poll(rig.cq, 0.3) is None and
+          counter('rx_drop_uc_msg') == drops + 1,
+          counter('rx_drop_uc_msg') - drops)
+    rig.send(rc.bth(rc.UC_SEND_FIRST, qpn, 103) + b'A' * 1024)
+    rig.send(rc.bth(rc.UC_SEND_LAST, qpn, 104) + b'B' * 10)
+    wc = poll(rig.cq)
+    check('next UC message lands in the same receive WQE',
+          wc is not None and wc.wr_id == 700 and wc.byte_len == 1034 and
+          rig.mr.read(1034, 32768) == b'A' * 1024 + b'B' * 10,
+          wc and (wc.wr_id, wc.byte_len, wc.status))
+    check('UC never answers', not rig.wire.replies(1, 0.3))
+    qp.close()
+
+
+def test_ud(rig):
+    qp = rig.ud_qp()
+    qpn = qp.qp_num
+    rig.post_recv(qp, 0, 1024, 500)
+    rig.send(rc.bth(rc.UD_SEND_ONLY_IMM, qpn, 5, se=True) +
+             rc.deth(QKEY, 0x4567) + rc.imm(0xcafe) + b'datagram')
+    wc = poll(rig.cq)
+    grh = rig.mr.read(40, 0)
+    check('UD SEND: completion with GRH, src_qp and imm',
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          wc.byte_len == 48 and wc.src_qp == 0x4567 and
+          wc.wc_flags & e.IBV_WC_GRH and wc.wc_flags & e.IBV_WC_WITH_IMM and
+          rig.mr.read(8, 40) == b'datagram',
+          wc and (wc.status, wc.byte_len, hex(wc.src_qp), wc.wc_flags))
+    check('UD GRH area holds the IPv4 header at offset 20',
+          grh[20] == 0x45 and grh[32:36] == bytes([10, 11, 0, 2]),
+          grh.hex())
+    d = counter_delta('rx_drop_bad_qkey', lambda: rig.send(
+        rc.bth(rc.UD_SEND_ONLY, qpn, 6) + rc.deth(QKEY + 1, 1) + b'x'))
+    check('UD with a wrong Q_Key dropped (rx_drop_bad_qkey)',
+          d == 1 and poll(rig.cq, 0.3) is None, d)
+    d = counter_delta('out_of_buffer', lambda: rig.send(
+        rc.bth(rc.UD_SEND_ONLY, qpn, 7) + rc.deth(QKEY, 1) + b'x'))
+    check('UD without a receive WQE dropped (out_of_buffer)', d == 1, d)
+    qp.close()
+
+
+def main():
+    rig = Rig(int(sys.argv[1]))
+    print('KTAP version 1')
+    print('# sroce receive path and responder on the wire')
+    print('1..37')
+    test_recv_drops(rig)
+    test_rc(rig)
+    test_uc(rig)
+    test_ud(rig)
+    npass = sum(1 for r in results if r)
+    nfail = len(results) - npass
+    print('%d passed, %d failed' % (npass, nfail))
+    sys.exit(1 if nfail else 0)
+
+
+if __name__ == '__main__':
+    main()

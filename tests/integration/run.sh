@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - run the sroce integration tests and print one KTAP stream.
+#
+#   tests/integration/run.sh [t-NAME ...]
+#
+# Runs every tests/integration/t-*.sh (or the ones named) as a KTAP subtest,
+# resetting the topology between files, and ends with the line
+# "N passed, N failed, N skipped" counting the test cases of all files.
+# Exit 0 only if none failed.  A file that exits non-zero, times out
+# (SROCE_TEST_TIMEOUT, default 900 s) or reports fewer tests than it
+# planned counts as one more failure.
+#
+# It belongs in a guest: started on the host (no SROCE_VM in the
+# environment) it re-runs itself under tests/vm/vm-run.
+
+set -u
+shopt -s lastpipe
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+
+if [ -z "${SROCE_VM:-}" ]; then
+	exec "$here/../vm/vm-run" --timeout "${SROCE_VM_TIMEOUT:-2400}" -- \
+		"$here/run.sh" "$@"
+fi
+
+. "$here/lib.sh"
+
+files=()
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		t=${t##*/}
+		t=${t%.sh}
+		files+=("$here/$t.sh")
+	done
+else
+	for t in "$here"/t-*.sh; do
+		[ -e "$t" ] && files+=("$t")
+	done
+fi
+
+tmo=${SROCE_TEST_TIMEOUT:-900}
+pass=0
+fail=0
+skip=0
+n=0
+
+echo "KTAP version 1"
+echo "1..${#files[@]}"
+for t in "${files[@]}"; do
+	name=$(basename "$t" .sh)
+	n=$((n + 1))
+	topo_reset
+	p=0 f=0 s=0 planned='' rc=''
+	echo "    # Subtest: $name"
+	{
+		timeout -k 10 "$tmo" bash "$t" 2>&1 </dev/null
+		echo "__sroce_rc=$?"
+	} | while IFS= read -r line; do
+		case $line in
+		__sroce_rc=*) rc=${line#__sroce_rc=}; continue ;;
+		"ok "*"# SKIP"*) s=$((s + 1)) ;;
+		"ok "*) p=$((p + 1)) ;;
+		"not ok "*) f=$((f + 1)) ;;
+		1..*) planned=${line#1..} ;;
+		esac
+		if [[ $line =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]; then
+			line="# $line"
+		fi
+		printf '    %s\n' "$line"
+	done
+	why=
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		why="timed out after ${tmo}s"
+	elif [ -z "$planned" ]; then
+		why="no KTAP plan"
+	elif [ $((p + f + s)) -ne "$planned" ]; then
+		why="planned $planned tests, reported $((p + f + s))"
+	elif [ "$rc" != 0 ] && [ $f -eq 0 ]; then
+		why="exit status $rc without a failed test"
+	fi
+	if [ -n "$why" ]; then
+		echo "    # $name: $why"
+		f=$((f + 1))
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	if [ $f -eq 0 ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+	fi
+done
+topo_reset
+unload_sroce >/dev/null 2>&1
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

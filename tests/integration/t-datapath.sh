@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-datapath.sh - the data-path test program (tests/datapath/dp_test) between
+# two sroce devices: every opcode (SEND, SEND_WITH_IMM, inline SEND,
+# RDMA_WRITE, WRITE_WITH_IMM, RDMA_READ, CMP_SWAP, FETCH_ADD, UD SEND), random
+# sizes (0 .. 4 MiB) and random SGE lists, byte-exact content and every
+# completion checked, plus the provider's user-space validation, unsignalled
+# completions, the completion channel and a remote access error.  dp_test's
+# own KTAP results are relayed one by one; the run is repeated over IPv6.
+#
+# Topology: make_two_ns (see lib.sh):
+#
+#   ns1: sroce1 on v1 (10.11.0.1, fd00::1) ==veth== v2 (10.11.0.2, fd00::2) sroce2 :ns2
+#        dp_test client                                 dp_test server
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+. "$here/dp-lib.sh"
+
+N4=${DP_ITERS:-3}	# rounds of every opcode over IPv4 (max 4 MiB)
+N6=${DP_ITERS6:-2}	# rounds over IPv6 (max 256 KiB)
+
+dp=$(dp_binary)
+if [ -z "$dp" ]; then
+	ktap_begin 1 "dp_test between two sroce devices"
+	ktap_fail "dp_test built (make -C tests/datapath)"
+	ktap_done
+fi
+p4=$("$dp" -P -n "$N4")
+p6=$("$dp" -P -n "$N6")
+ktap_begin $((3 + p4 + 1 + p6 + 1)) "dp_test between two sroce devices"
+
+ktap_pass "dp_test built ($dp)"
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+
+# run_dp FAMILY PLAN PORT SERVER_ADDR ADDR1 ADDR2 ARGS...
+run_dp() {
+	local fam=$1 plan=$2 port=$3 saddr=$4 a1=$5 a2=$6 g1 g2 seed
+	shift 6
+	if ! wait_gid sroce1 "$a1" || ! wait_gid sroce2 "$a2"; then
+		ktap_fail "$fam: GIDs of $a1 and $a2" "$(list_gids sroce1)"
+		while [ "$plan" -gt 0 ]; do
+			ktap_skip "$fam: dp_test case" "no GID"
+			plan=$((plan - 1))
+		done
+		return
+	fi
+	g1=$(gid_index sroce1 "$a1")
+	g2=$(gid_index sroce2 "$a2")
+	seed=${DP_SEED:-$RANDOM$RANDOM}
+	diag "$fam: sroce1 gid $g1 -> sroce2 gid $g2, seed $seed"
+	PAIR_PORT=$port run_pair "$DP_TIMEOUT" \
+		ns2 "$dp -d sroce2 -g $g2 -p $port" \
+		ns1 "$dp -d sroce1 -g $g1 -p $port -c $saddr -S $seed $*"
+	local ok=$?
+	relay_ktap "$fam: " <<<"$pair_cout"
+	# Cases the client never reached count as failures.
+	while [ "$relayed" -lt "$plan" ]; do
+		ktap_fail "$fam: dp_test case not run" \
+			"$(tail -n 20 <<<"$pair_out")"
+		relayed=$((relayed + 1))
+	done
+	ktap_result "$fam: client and server exit 0" $ok \
+		"$(grep -v '^ok ' <<<"$pair_out" | tail -n 30)"
+}
+
+run_dp IPv4 "$p4" 18515 10.11.0.2 10.11.0.1 10.11.0.2 -n "$N4"
+run_dp IPv6 "$p6" 18516 fd00::2 fd00::1 fd00::2 -n "$N6" -m 262144
+
+ktap_done

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-interop.sh - sroce talks to rdma_rxe on the wire: ibv_rc_pingpong and
+# ibv_ud_pingpong in both directions (rxe server / sroce client and the
+# reverse), content checked with --chk, plus one ib_write_bw and one
+# ib_send_lat run whose figures are logged.
+#
+# Topology: make_init_veth (see lib.sh).  rdma_rxe works only in init_net
+# and owns UDP 4791 there, so sroce sits on the other veth end in ns3 and no
+# sroce device lives in init_net.  rdma_rxe is unloaded again on exit.
+#
+#   +---------- init_net ----------+      +------------ ns3 ------------+
+#   |  rxe0 (rdma_rxe)             |      |            (sroce) sroce3   |
+#   |    i1  10.12.0.1/24          | veth |          10.12.0.2/24  i2   |
+#   +------------------------------+      +-----------------------------+
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+. "$here/dp-lib.sh"
+
+PP_TMO=${PP_TIMEOUT:-90}
+
+ktap_begin 15 "sroce <-> rdma_rxe interoperability"
+
+# rdma_rxe keeps UDP 4791 of init_net open while loaded, which later test
+# files (t-netns) must not find: remove rxe0 and unload it on every exit.
+# shellcheck disable=SC2317 # run by the EXIT trap
+interop_cleanup() {
+	rdma link delete rxe0 >/dev/null 2>&1
+	wait_until 10 dev_gone rxe0
+	modprobe -r rdma_rxe >/dev/null 2>&1
+}
+trap interop_cleanup EXIT
+
+# rdma_rxe first: it opens UDP 4791 in init_net when it loads.
+if ! ktap_check "modprobe rdma_rxe" modprobe rdma_rxe ||
+	! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "veth i1 (init_net) / i2 (ns3)" make_init_veth ||
+	! ktap_check "rdma link add rxe0 on i1" add_link rxe0 rxe i1 ||
+	! ktap_check "rdma link add sroce3 on i2 in ns3" \
+		add_link sroce3 sroce i2 ns3; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+if ! wait_gid rxe0 10.12.0.1 20 || ! wait_gid sroce3 10.12.0.2 20; then
+	ktap_fail "IPv4 GIDs on rxe0 and sroce3" "$(list_gids rxe0)" \
+		"$(list_gids sroce3)"
+	ktap_skip_rest "no GID"
+	ktap_done
+fi
+ktap_pass "IPv4 GIDs on rxe0 and sroce3"
+grxe=$(gid_index rxe0 10.12.0.1)
+gsro=$(gid_index sroce3 10.12.0.2)
+diag "rxe0 gid $grxe (init_net), sroce3 gid $gsro (ns3)"
+port=18700
+
+# pp NAME TOOL SRV(rxe|sroce) SIZE ITERS [EXTRA...]
+pp() {
+	local name=$1 tool=$2 srv=$3 size=$4 iters=$5 ok
+	shift 5
+	port=$((port + 1))
+	local rxe="-d rxe0 -g $grxe -p $port -s $size -n $iters $*"
+	local sro="-d sroce3 -g $gsro -p $port -s $size -n $iters $*"
+	if [ "$srv" = rxe ]; then
+		PAIR_PORT=$port run_pair "$PP_TMO" - "$tool $rxe" \
+			ns3 "$tool $sro 10.12.0.1"
+	else
+		PAIR_PORT=$port run_pair "$PP_TMO" ns3 "$tool $sro" \
+			- "$tool $rxe 10.12.0.2"
+	fi
+	ok=$?
+	if [ $ok -eq 0 ]; then
+		diag "$name: $(grep -h 'iters in' <<<"$pair_cout")"
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$(tail -n 20 <<<"$pair_out")"
+	fi
+}
+
+pp "RC 4096 B: rxe server, sroce client" ibv_rc_pingpong rxe 4096 100 -c
+pp "RC 4096 B: sroce server, rxe client" ibv_rc_pingpong sroce 4096 100 -c
+pp "RC 1 MiB: rxe server, sroce client" ibv_rc_pingpong rxe 1048576 5 -c
+pp "RC 1 MiB: sroce server, rxe client" ibv_rc_pingpong sroce 1048576 5 -c
+pp "UD 512 B: rxe server, sroce client" ibv_ud_pingpong rxe 512 100 -c
+pp "UD 512 B: sroce server, rxe client" ibv_ud_pingpong sroce 512 100 -c
+pp "UC 4096 B: rxe server, sroce client" ibv_uc_pingpong rxe 4096 100 -c
+
+# perf NAME TOOL ARGS: sroce3 server, rxe0 client; rerun once on all-zero.
+perf() {
+	local name=$1 tool=$2 args=$3 ok
+	for _ in 1 2; do
+		port=$((port + 1))
+		PAIR_PORT=$port run_pair "$PP_TMO" \
+			ns3 "$tool -d sroce3 -x $gsro -p $port -F $args" \
+			- "$tool -d rxe0 -x $grxe -p $port -F $args 10.12.0.2"
+		ok=$?
+		[ $ok -eq 0 ] && perf_nonzero "$pair_cout" && break
+		[ $ok -eq 0 ] && ok=1
+	done
+	if [ $ok -eq 0 ]; then
+		diag "$name: $(perf_row "$pair_cout")"
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$(tail -n 25 <<<"$pair_out")"
+	fi
+}
+
+perf "ib_write_bw 64 KiB, rxe client -> sroce server" ib_write_bw \
+	"-s 65536 -n 100"
+perf "ib_send_lat 2 B, rxe client <-> sroce server" ib_send_lat "-s 2 -n 200"
+
+ktap_done
