@@ -89,6 +89,8 @@ if [ -z "${SROCE_CHECK_SKIP_STATIC:-}" ]; then
 	static_check "style (checkpatch --strict, clang-format)" scripts/style.sh
 	static_check "Documentation/counters.rst matches kernel/counters.h" \
 		scripts/gen-counters-doc.py --check
+	static_check "Documentation/*.rst parse cleanly (docutils)" \
+		scripts/check-docs.py
 fi
 
 if [ -n "${SROCE_CHECK_SKIP_VM:-}" ]; then
