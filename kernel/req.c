@@ -98,7 +98,12 @@ static u32 sroce_req_timeout_jiffies(u8 timeout)
 	if (!timeout)
 		return 0;
 	ns = 4096ULL << min_t(u8, timeout, 31);
-	return max_t(u32, nsecs_to_jiffies64(ns), 1);
+	/*
+	 * The computed time is a lower bound (IBA C9-141): round up, and add
+	 * one jiffy because a timer armed for jiffies + n may fire up to one
+	 * tick early.
+	 */
+	return DIV_ROUND_UP_ULL(ns, NSEC_PER_SEC / HZ) + 1;
 }
 
 static void sroce_req_reset_locked(struct sroce_qp *qp)

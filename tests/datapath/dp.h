@@ -42,6 +42,13 @@ enum dp_cmd {
 	DP_CMD_ARM, /* req_notify_cq on the RC recv CQ + a receive */
 	DP_CMD_WAIT_EVENT, /* wait for the channel event, then the WC */
 	DP_CMD_QUIT,
+	/* Error cases (dp_err.c), on a fresh RC QP of their own: */
+	DP_CMD_E_SETUP, /* new QP + guarded MR (access op), connect (val) */
+	DP_CMD_E_POST_RECV, /* post a receive of len on it */
+	DP_CMD_E_POLL, /* wait val ms for its receive WC: val=status */
+	DP_CMD_E_STATE, /* answer its QP state */
+	DP_CMD_E_MODIFY, /* move it to state val (RESET, ERR) */
+	DP_CMD_E_GUARD, /* check the bytes around (and in) the MR */
 };
 
 struct dp_msg {
@@ -53,6 +60,8 @@ struct dp_ans {
 	int32_t status; /* 0 ok, -1 failed (msg says why) */
 	uint32_t pad;
 	uint64_t val;
+	uint64_t addr; /* E_SETUP: the guarded MR */
+	uint32_t rkey, len; /* E_SETUP: its rkey; E_POLL: byte_len */
 	char msg[240];
 };
 
@@ -127,8 +136,15 @@ int dp_check_wc(const struct ibv_wc *wc, uint64_t wr_id, enum ibv_wc_status st,
 
 int dp_serve(struct dp_res *r, int fd);
 
-/* The provider's user-space checks (errno, bad_wr), no peer involved. */
 typedef void (*dp_report_fn)(int ok, const char *name, const char *err);
+
+/* Error semantics on fresh QP pairs (dp_err.c). */
+int dp_err_ntests(void);
+void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
+		  dp_report_fn report);
+int dp_err_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
+
+/* The provider's user-space checks (errno, bad_wr), no peer involved. */
 int dp_local_ntests(void);
 void dp_local_tests(struct dp_res *r, dp_report_fn report);
 

@@ -214,6 +214,8 @@ int dp_serve(struct dp_res *r, int fd)
 			dp_ctl_send(fd, &a, sizeof(a));
 			return 0;
 		default:
+			if (m.cmd >= DP_CMD_E_SETUP)
+				ret = dp_err_serve(r, &m, &a);
 			break;
 		}
 		a.status = ret ? -1 : 0;

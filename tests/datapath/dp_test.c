@@ -18,7 +18,8 @@
  * Each side has one RC QP (SEND/IMM, WRITE/IMM, READ, atomics), one UD QP
  * (UD SEND with GRH) whose CQs are extended CQs polled with
  * ibv_start_poll/next_poll/end_poll, and one spare RC QP kept in INIT for
- * the user-space validation checks of the provider.
+ * the user-space validation checks of the provider.  The error cases
+ * (dp_err.c) run last, each on a fresh QP pair of its own.
  */
 #include "dp.h"
 
@@ -477,7 +478,7 @@ static int ktap_n, npass, nfail;
 /* Test cases of a client run with @iters rounds (what -P prints). */
 static int dp_plan(int iters)
 {
-	return dp_local_ntests() + K_NKINDS * iters + 3;
+	return dp_local_ntests() + K_NKINDS * iters + 3 + dp_err_ntests();
 }
 
 static void report(int ok, const char *name, const char *err)
@@ -606,6 +607,13 @@ static int run_client(int iters)
 	report(!stop && !t_bad_rkey(err, sizeof(err)),
 	       "bad rkey: REM_ACCESS_ERR, then WR_FLUSH_ERR",
 	       stop ? "skipped after a fatal error" : err);
+
+	if (stop) {
+		for (k = 0; k < dp_err_ntests(); k++)
+			report(0, "error case", "skipped after a fatal error");
+	} else {
+		dp_err_tests(&R, ctl_fd, &peer, report);
+	}
 
 	{
 		struct dp_msg m = { .cmd = DP_CMD_QUIT };
