@@ -128,6 +128,25 @@ void sroce_comp_timers_setup(struct sroce_qp *qp)
 /* ---- acknowledgment ---- */
 
 /*
+ * Restart at @psn after a gap in responses, once per gap: responses that
+ * were in flight before the restart must not restart it again (each
+ * restart re-sends every outstanding READ).  @implied: the gap is an
+ * implied NAK (C9-150), counted as such.
+ */
+static void sroce_comp_gap(struct sroce_qp *qp, u32 psn, bool implied)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->seq_retry_armed && req->seq_retry_psn == psn)
+		return;
+	if (implied)
+		sroce_counter_inc(qp->sdev, SROCE_CNT_IMPLIED_NAK_SEQ_ERR);
+	req->seq_retry_armed = true;
+	req->seq_retry_psn = psn;
+	sroce_req_retry(qp, psn);
+}
+
+/*
  * Complete every WQE whose PSNs all lie at or before @psn (IBA 9.7.5.1.1:
  * ACKs coalesce).  A READ or atomic in that range without its response
  * means the response was lost: an implied NAK (C9-150), restart there.
@@ -147,9 +166,7 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 		    req->done == req->next)
 			break;
 		if (sroce_swqe_rd_atomic(swqe)) {
-			sroce_counter_inc(qp->sdev,
-					  SROCE_CNT_IMPLIED_NAK_SEQ_ERR);
-			sroce_req_retry(qp, swqe->rd_psn);
+			sroce_comp_gap(qp, swqe->rd_psn, true);
 			return false;
 		}
 		sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
@@ -239,18 +256,6 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syn)
 
 /* ---- READ responses and atomic ACKs ---- */
 
-/* Restart at @psn after a gap in responses, once per gap. */
-static void sroce_comp_gap(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_req *req = &qp->req;
-
-	if (req->seq_retry_armed && req->seq_retry_psn == psn)
-		return;
-	req->seq_retry_armed = true;
-	req->seq_retry_psn = psn;
-	sroce_req_retry(qp, psn);
-}
-
 /* Is @opcode the right READ response kind for PSN @psn of @swqe? */
 static bool sroce_comp_read_pos_ok(struct sroce_swqe *swqe, u32 psn,
 				   const struct sroce_opcode_info *oi)
@@ -289,7 +294,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_DUP);
 			return;
 		}
-		sroce_comp_gap(qp, swqe->rd_psn);
+		sroce_comp_gap(qp, swqe->rd_psn, false);
 		return;
 	}
 	off = (u64)sroce_psn_diff(cb->psn, swqe->first_psn) * req->mtu;
@@ -370,7 +375,7 @@ static u32 sroce_wc_opcode(u32 op)
 	}
 }
 
-/* Give slot @n back to the producer (after its CQE is posted). */
+/* Give slot @idx back to the producer (before its CQE is posted). */
 static void sroce_req_release_slot(struct sroce_qp *qp, u32 idx)
 {
 	unsigned long flags;
@@ -413,12 +418,17 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 			cqe.qp_num = qp->ibqp.qp_num;
 			cqe.port_num = 1;
 		}
+		/*
+		 * Free the slot before the CQE becomes visible: a consumer
+		 * that polls it may post a new WR at once and must find room
+		 * (the swqe is not touched after this).
+		 */
+		sroce_req_release_slot(qp, idx);
+		req->posted++;
 		spin_unlock_bh(&req->lock);
 		if (post)
 			sroce_cq_post(cq, &cqe, false);
 		spin_lock_bh(&req->lock);
-		sroce_req_release_slot(qp, idx);
-		req->posted++;
 	}
 	req->posting = false;
 	spin_unlock_bh(&req->lock);

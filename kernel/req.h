@@ -22,12 +22,14 @@
  *
  * Send WQE indices (free-running ring indices of the SQ):
  *   posted <= done <= next <= fetched <= sq.queue.prod
- *   [posted, done)    finished; CQE (if any) not yet posted, slot held
+ *   [posted, done)    finished; CQE (if any) not yet built, slot held
  *   [done, next)      fully transmitted, waiting for ACK/response (RC)
  *   next              the WQE the requester transmits now (may be partial)
  *   [next, fetched)   copied into the kernel shadow, validated
- * A ring slot is given back to user space (sq cons) only after its CQE is
- * posted, so the shadow entry of an index is never reused while in use.
+ * A ring slot is given back to user space (sq cons) once its CQE has been
+ * built from the shadow entry, before the CQE is posted (a consumer that
+ * polls it may post again at once and must find room); the shadow entry of
+ * an index is never read after that.
  */
 #ifndef _SROCE_REQ_H
 #define _SROCE_REQ_H

@@ -6,8 +6,14 @@
 # RDMA_WRITE, WRITE_WITH_IMM, RDMA_READ, CMP_SWAP, FETCH_ADD, UD SEND), random
 # sizes (0 .. 4 MiB) and random SGE lists, byte-exact content and every
 # completion checked, plus the provider's user-space validation, unsignalled
-# completions, the completion channel and a remote access error.  dp_test's
-# own KTAP results are relayed one by one; the run is repeated over IPv6.
+# completions, the completion channel and a remote access error; then the
+# error semantics, each on a fresh QP pair (tests/datapath/dp_err.c): RNR
+# retry (infinite, exhausted), transport retry exhaustion against a silent
+# responder, remote access violations (rkey, MR bounds, MR access rights,
+# misaligned atomic) with the responder's QP state, its flushed receive and
+# the memory around the MR checked, and local protection / length errors.
+# dp_test's own KTAP results are relayed one by one; the run is repeated
+# over IPv6.
 #
 # Topology: make_two_ns (see lib.sh):
 #
