@@ -59,8 +59,8 @@ style:
 	scripts/style.sh
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(KVER) || true
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	test -n "$(DESTDIR)" || depmod -a $(patsubst linux-headers-%,%,$(notdir $(patsubst %/build,%,$(KDIR))))
 	install -D -m 0644 provider/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
 
