@@ -29,7 +29,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_MALFORMED,
 	/* Dropped: transport version or opcode sroce does not implement. */
 	SROCE_CNT_RX_DROP_UNSUPPORTED,
-	/* Dropped: valid, but no receiver yet (no QP dispatch). */
+	/* Dropped: destination QP does not exist (or is QP0). */
 	SROCE_CNT_RX_DROP_NO_QP,
 	/* ---- data path, SEND side (T) ---- */
 	/* RoCE v2 packets handed to the IP stack. */
