@@ -8,7 +8,10 @@
 #
 #   bench/run.sh --table CSV [MTU]   table of a saved run
 #   bench/run.sh [--quick]   SROCE_BENCH_MTU=9000 for IB MTU 4096,
-#                            SROCE_BENCH_ONLY=rxe|sroce for one side
+#                            SROCE_BENCH_ONLY=rxe|sroce for one side,
+#                            SROCE_BENCH_TOOLS="ib_write_bw ..." and
+#                            SROCE_BENCH_SIZES="65536 ..." and
+#                            SROCE_BENCH_QPS="1 4" for part of the matrix
 #
 # rdma_rxe (Linux 6.1) only works in init_net, so its two devices sit on a
 # veth pair in init_net with policy routing that sends traffic between the
@@ -195,9 +198,10 @@ run_matrix() {
 	local gs gc tool size q r
 	gs=$(gid_index "$ds" "$ips")
 	gc=$(gid_index "$dc" "$ipc")
-	for tool in ib_write_bw ib_send_bw ib_read_bw; do
-		for size in 64 4096 65536 1048576; do
-			for q in 1 4; do
+	for tool in ${SROCE_BENCH_TOOLS:-ib_write_bw ib_send_bw ib_read_bw}; do
+		case $tool in *_bw) ;; *) continue ;; esac
+		for size in ${SROCE_BENCH_SIZES:-64 4096 65536 1048576}; do
+			for q in ${SROCE_BENCH_QPS:-1 4}; do
 				r=$(perf_run "$nss" "$nsc" "$ds" "$dc" "$gs" "$gc" \
 					"$sip" "$tool" -F -s "$size" -q "$q" \
 					-n "$(iters "$size")") || r=
@@ -208,7 +212,8 @@ run_matrix() {
 			done
 		done
 	done
-	for tool in ib_send_lat ib_write_lat; do
+	for tool in ${SROCE_BENCH_TOOLS:-ib_send_lat ib_write_lat}; do
+		case $tool in *_lat) ;; *) continue ;; esac
 		r=$(perf_run "$nss" "$nsc" "$ds" "$dc" "$gs" "$gc" "$sip" \
 			"$tool" -F -s 2 -n "$([ -n "$quick" ] && echo 200 || echo 2000)") || r=
 		# bytes iters t_min t_max t_typical t_avg ...

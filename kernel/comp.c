@@ -6,9 +6,10 @@
  * (C9-143: rnr_retry, 7 = infinite), and send completions in WQE order.
  *
  * Runs on the SEND side of the QP under req.lock (see req.h for the
- * contexts): from softirq for each response packet (sroce_comp_rx()) and
- * from the two timers.  The timers hold no QP reference; they never re-arm
- * once req.stopped is set and destroy deletes them synchronously after.
+ * contexts): for each response packet (sroce_comp_rx(), from the QP's
+ * receive consumer, through req.backlog) and from the two timers.  The
+ * timers hold no QP reference; they never re-arm once req.stopped is set
+ * and destroy deletes them synchronously after.
  *
  * A response is trusted only after its PSN is checked against the window
  * of outstanding requests [una_psn, psn); everything else is dropped and
@@ -31,6 +32,10 @@
 #include "qp.h"
 #include "recv.h"
 #include "req.h"
+#include "task.h"
+
+/* Responses one sroce_comp_unlock() processes before it defers. */
+#define SROCE_COMP_BACKLOG_BUDGET 16
 
 /* Shortest RNR wait we honour, whatever the NAK says. */
 #define SROCE_RNR_MIN_USECS 10
@@ -98,8 +103,7 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 		sroce_req_retry(qp, req->una_psn);
 		sroce_req_run_locked(qp);
 	}
-	spin_unlock_bh(&req->lock);
-	sroce_req_after_unlock(qp);
+	sroce_comp_unlock(qp);
 }
 
 static void sroce_comp_rnr_timer(struct timer_list *t)
@@ -115,8 +119,7 @@ static void sroce_comp_rnr_timer(struct timer_list *t)
 	req->rnr_wait = false;
 	sroce_req_retry(qp, req->rnr_psn);
 	sroce_req_run_locked(qp);
-	spin_unlock_bh(&req->lock);
-	sroce_req_after_unlock(qp);
+	sroce_comp_unlock(qp);
 }
 
 void sroce_comp_timers_setup(struct sroce_qp *qp)
@@ -440,15 +443,18 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	bool move = false;
 
-	spin_lock_bh(&req->lock);
-	if (req->error && !req->err_moved) {
-		req->err_moved = true;
-		move = true;
+	/* Lockless hints: whoever sets them calls this after it unlocks. */
+	if (READ_ONCE(req->error)) {
+		spin_lock_bh(&req->lock);
+		if (req->error && !req->err_moved) {
+			req->err_moved = true;
+			move = true;
+		}
+		spin_unlock_bh(&req->lock);
 	}
-	spin_unlock_bh(&req->lock);
 	if (move)
 		sroce_qp_error(qp); /* flushes, which posts the CQEs */
-	else
+	else if (READ_ONCE(req->posted) != READ_ONCE(req->done))
 		sroce_req_post_cqes(qp);
 }
 
@@ -509,13 +515,14 @@ static bool sroce_comp_psn_ok(struct sroce_qp *qp, u32 psn)
 				  sroce_psn_add(req->psn, SROCE_PSN_MAX));
 }
 
-void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)
+/* One response; req.lock held; consumes @skb. */
+static void sroce_comp_rx_locked(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	struct sroce_req *req = &qp->req;
 	u8 syn = 0;
 
-	spin_lock_bh(&req->lock);
+	lockdep_assert_held(&req->lock);
 	if (unlikely(req->stopped || req->error ||
 		     (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD &&
 		      req->state != IB_QPS_SQE))) {
@@ -559,10 +566,57 @@ void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
 		goto unlock;
 	}
-	/* The window may have opened: let the requester go on. */
-	sroce_req_run_locked(qp);
 unlock:
-	spin_unlock_bh(&req->lock);
-	sroce_req_after_unlock(qp);
 	consume_skb(skb);
+}
+
+void sroce_comp_unlock(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned int budget = SROCE_COMP_BACKLOG_BUDGET;
+	struct sk_buff *skb;
+
+	for (;;) {
+		lockdep_assert_held(&req->lock);
+		if (budget && !skb_queue_empty(&req->backlog)) {
+			while (budget && (skb = skb_dequeue(&req->backlog))) {
+				sroce_comp_rx_locked(qp, skb);
+				budget--;
+			}
+			/* The window may have opened: let the requester go on. */
+			sroce_req_run_locked(qp);
+		}
+		spin_unlock_bh(&req->lock);
+		sroce_req_after_unlock(qp);
+		/* The unlock before the look; pairs with sroce_comp_rx(). */
+		smp_mb();
+		if (skb_queue_empty_lockless(&req->backlog))
+			return;
+		if (!budget) {
+			/*
+			 * Responses keep coming and each may send a budget of
+			 * packets: leave the rest to the work item rather
+			 * than hold this CPU (and its softirqs) any longer.
+			 */
+			sroce_task_schedule(qp);
+			return;
+		}
+		if (!spin_trylock_bh(&req->lock))
+			return;
+	}
+}
+
+void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_req *req = &qp->req;
+
+	skb_queue_tail(&req->backlog, skb);
+	/*
+	 * The queued skb before the look at the lock; pairs with
+	 * sroce_comp_unlock(): either its holder sees the skb after
+	 * unlocking, or this trylock succeeds.
+	 */
+	smp_mb();
+	if (spin_trylock_bh(&req->lock))
+		sroce_comp_unlock(qp);
 }

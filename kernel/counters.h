@@ -101,6 +101,10 @@ enum sroce_counter {
 	SROCE_CNT_RESP_UC_DROP,
 	/* Responder: ACKs and NAKs sent. */
 	SROCE_CNT_RESP_ACKS,
+	/* Packets handed to another CPU for processing (rxq.h). */
+	SROCE_CNT_RX_STEERED,
+	/* Dropped: too many packets of the QP waiting for that CPU. */
+	SROCE_CNT_RX_DROP_BACKLOG,
 	SROCE_CNT_MAX,
 };
 

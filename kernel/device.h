@@ -83,6 +83,9 @@ struct sroce_dev {
 	u16 active_speed; /* enum ib_port_speed */
 	u8 active_width; /* enum ib_port_width */
 
+	/* Receive steering on (rxq.h); sysfs rx_steer, read with READ_ONCE. */
+	bool rx_steer;
+
 	/* Live objects per kind, checked against attr limits on create. */
 	atomic_t res_count[SROCE_RES_MAX];
 

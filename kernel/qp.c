@@ -228,6 +228,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_free_rings;
 	}
 	sroce_qp_init_attr(qp, init, &cap);
+	sroce_rxq_init(qp);
 	sroce_resp_init(qp);
 	err = sroce_req_init(qp);
 	if (err)
@@ -287,6 +288,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	/* Timers hold no reference: stop them (and the work) first. */
 	sroce_req_stop(qp);
+	sroce_rxq_cleanup(qp); /* no lookup finds it: nothing is queued now */
 	sroce_resp_cleanup(qp); /* cancels the responder's work */
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);

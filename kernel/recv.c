@@ -32,6 +32,7 @@
 #include "qp.h"
 #include "recv.h"
 #include "resp.h"
+#include "rxq.h"
 
 #define SROCE_UDP_HLEN ((u32)sizeof(struct udphdr))
 
@@ -95,9 +96,10 @@ static void sroce_recv_ip(struct sk_buff *skb, struct sroce_rx_cb *cb)
 }
 
 /*
- * Validate the transport headers and the ICRC and fill @cb.  On success
- * skb->data is at the BTH and skb->len covers BTH..payload.  Returns the
- * counter of the reason on failure, SROCE_CNT_MAX on success.
+ * Validate the transport headers and fill @cb; skb->data stays at the UDP
+ * header.  The ICRC is checked later, by sroce_recv_verify(), on the CPU
+ * that processes the packet.  Returns the counter of the reason on
+ * failure, SROCE_CNT_MAX on success.
  */
 static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 					   struct sroce_rx_cb *cb)
@@ -129,23 +131,36 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 	if (unlikely(paylen < 0))
 		return SROCE_CNT_RX_DROP_MALFORMED;
 
-	if (unlikely(!sroce_recv_icrc_ok(skb, len)))
-		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
-
-	/* IBA C9-42 with one partition: accept full and limited members. */
-	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=
-		     SROCE_PKEY_BASE_MASK))
-		return SROCE_CNT_RX_DROP_BAD_PKEY;
-
 	cb->info = info;
 	cb->opcode = sroce_bth_opcode(bth);
 	cb->psn = sroce_bth_psn(bth);
 	cb->hdrlen = hdrlen;
 	cb->paylen = paylen;
 	sroce_recv_ip(skb, cb);
+	return SROCE_CNT_MAX;
+}
+
+/*
+ * Second half of the checks of a parsed packet (IBA 9.6.1 order: ICRC,
+ * then P_Key).  On success skb->data is at the BTH and skb->len covers
+ * BTH..payload.
+ */
+static enum sroce_counter sroce_recv_verify(struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	const struct sroce_bth *bth;
+
+	if (unlikely(!sroce_recv_icrc_ok(skb, skb->len - SROCE_UDP_HLEN)))
+		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
+
+	/* IBA C9-42 with one partition: accept full and limited members. */
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=
+		     SROCE_PKEY_BASE_MASK))
+		return SROCE_CNT_RX_DROP_BAD_PKEY;
 
 	__skb_pull(skb, SROCE_UDP_HLEN);
-	if (unlikely(pskb_trim(skb, hdrlen + paylen)))
+	if (unlikely(pskb_trim(skb, cb->hdrlen + cb->paylen)))
 		return SROCE_CNT_RX_DROP_MALFORMED;
 	return SROCE_CNT_MAX;
 }
@@ -173,34 +188,65 @@ static bool sroce_recv_state_ok(enum ib_qp_state state)
 	       state == IB_QPS_SQD || state == IB_QPS_SQE;
 }
 
-/* Hand a validated packet to the QP's responder or completer. */
+/*
+ * Find the QP of a parsed packet and hand it to the QP's receive queue.
+ * A packet that goes nowhere is still verified, so that a corrupted one is
+ * counted as such whatever its header says.
+ */
 static enum sroce_counter sroce_recv_dispatch(struct sroce_dev *sdev,
 					      struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
-	u32 qpn = sroce_bth_destqp(sroce_rx_bth(skb));
+	enum sroce_counter drop, verdict;
+	const struct sroce_bth *bth;
 	struct sroce_qp *qp;
-	u32 flags = cb->info->flags;
+	u32 qpn;
 
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	qpn = sroce_bth_destqp(bth);
 	/* QP0 (SMI) does not exist on RoCE. */
 	qp = qpn ? sroce_qp_get(sdev, qpn) : NULL;
-	if (unlikely(!qp))
-		return SROCE_CNT_RX_DROP_NO_QP;
+	if (unlikely(!qp)) {
+		drop = SROCE_CNT_RX_DROP_NO_QP;
+		goto drop;
+	}
 	if (unlikely(!sroce_recv_type_ok(qp, cb->opcode))) {
-		sroce_qp_put(qp);
-		return SROCE_CNT_RX_DROP_QP_TYPE;
+		drop = SROCE_CNT_RX_DROP_QP_TYPE;
+		goto drop_put;
 	}
 	if (unlikely(!sroce_recv_state_ok(READ_ONCE(qp->state)))) {
-		sroce_qp_put(qp);
-		return SROCE_CNT_RX_DROP_QP_STATE;
+		drop = SROCE_CNT_RX_DROP_QP_STATE;
+		goto drop_put;
 	}
+	sroce_rxq_deliver(qp, skb);
+	sroce_qp_put(qp);
+	return SROCE_CNT_MAX;
 
-	if (flags & SROCE_OPF_REQ)
+drop_put:
+	sroce_qp_put(qp);
+drop:
+	/* The checks IBA 9.6.1 puts first decide what is counted. */
+	verdict = sroce_recv_verify(skb);
+	return verdict != SROCE_CNT_MAX ? verdict : drop;
+}
+
+void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	enum sroce_counter drop;
+
+	drop = sroce_recv_verify(skb);
+	if (unlikely(drop != SROCE_CNT_MAX)) {
+		sroce_counter_inc(cb->sdev, drop);
+		kfree_skb(skb);
+		return;
+	}
+	if (unlikely(cb->ce))
+		sroce_counter_inc(cb->sdev, SROCE_CNT_NP_ECN_MARKED);
+	if (cb->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rx(qp, skb);
 	else
 		sroce_comp_rx(qp, skb); /* RESP opcodes are all RC */
-	sroce_qp_put(qp);
-	return SROCE_CNT_MAX;
 }
 
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
@@ -217,11 +263,14 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	drop = sroce_recv_parse(skb, cb);
 	if (unlikely(drop != SROCE_CNT_MAX))
 		goto drop;
-	if (unlikely(cb->ce))
-		sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
 
 	/* Annex A17: a CNP bypasses PSN and QP state checks. */
 	if (unlikely(cb->info->flags & SROCE_OPF_CNP)) {
+		drop = sroce_recv_verify(skb);
+		if (unlikely(drop != SROCE_CNT_MAX))
+			goto drop;
+		if (unlikely(cb->ce))
+			sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
 		sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
 		consume_skb(skb);
 		return;
@@ -229,7 +278,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	drop = sroce_recv_dispatch(sdev, skb);
 	if (likely(drop == SROCE_CNT_MAX))
-		return; /* the responder or completer owns the skb */
+		return; /* the QP's receive queue owns the skb */
 drop:
 	sroce_counter_inc(sdev, drop);
 	kfree_skb(skb);

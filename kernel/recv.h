@@ -70,4 +70,13 @@ static inline void *sroce_rx_ext(struct sk_buff *skb, enum sroce_ext ext)
 /* Softirq, RCU read side held; takes ownership of @skb. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
 
+struct sroce_qp;
+/*
+ * Verify a packet sroce_recv() handed to @qp's receive queue (ICRC,
+ * P_Key) and give it to the responder or completer.  Softirq or BH
+ * disabled, RCU read side held, caller holds a QP reference; takes
+ * ownership of @skb.
+ */
+void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb);
+
 #endif /* _SROCE_RECV_H */

@@ -59,6 +59,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	u32 room;
 
 	spin_lock_init(&req->lock);
+	skb_queue_head_init(&req->backlog);
 	req->state = IB_QPS_RESET;
 	req->tx_cpu = -1;
 	req->sport = sroce_qp_sport(qp);
@@ -84,6 +85,8 @@ int sroce_req_init(struct sroce_qp *qp)
 
 void sroce_req_cleanup(struct sroce_qp *qp)
 {
+	/* Responses left by the last holder of a stopped QP. */
+	skb_queue_purge(&qp->req.backlog);
 	kvfree(qp->req.kah);
 	kvfree(qp->req.shadow);
 	qp->req.kah = NULL;
@@ -617,8 +620,7 @@ void sroce_req_run(struct sroce_qp *qp)
 		return;
 	}
 	sroce_req_run_locked(qp);
-	spin_unlock_bh(&qp->req.lock);
-	sroce_req_after_unlock(qp);
+	sroce_comp_unlock(qp);
 }
 
 /* ---- go-back-N ---- */

@@ -7,10 +7,12 @@
  *  (a) post_send, process context: the user doorbell (ib_uverbs POST_SEND
  *      with wr == NULL) or a kernel ULP's ib_post_send (which defers to the
  *      work item when called with interrupts disabled);
- *  (b) softirq, when an ACK/NAK/READ response/atomic ACK arrives
- *      (sroce_comp_rx(), then the requester resumes);
+ *  (b) the QP's receive consumer (rxq.h: softirq, or its work item with BH
+ *      disabled) when an ACK/NAK/READ response/atomic ACK arrives: it
+ *      joins req.backlog and is processed by whoever holds req.lock
+ *      (sroce_comp_rx(), sroce_comp_unlock()), then the requester resumes;
  *  (c) the retransmit and RNR timers (timer_list, softirq);
- *  (d) the per-QP work item (task.c) on the module workqueue, which holds
+ *  (d) the per-QP work items (task.c) on the module workqueue, which hold
  *      a QP reference while queued.
  * The RECEIVE side (resp.c) runs under qp->resp.lock and only shares the
  * immutable parts of the QP and qp->av with us.
@@ -66,6 +68,15 @@ struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
 	spinlock_t lock;
 
+	/*
+	 * Responses that arrived while req.lock was held (typically by the
+	 * requester sending a budget of packets): whoever holds the lock
+	 * processes them before it lets go, so the receive side never spins
+	 * on it (sroce_comp_rx(), sroce_comp_unlock()).  Guarded by its own
+	 * lock (the sk_buff_head's), taken with BH disabled.
+	 */
+	struct sk_buff_head backlog;
+
 	/* Snapshots of the QP attributes, written by modify_qp (both qp->lock
 	 * and req.lock held) so the data path never takes qp->lock.
 	 */
@@ -109,6 +120,8 @@ struct sroce_req {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct work_struct work; /* task.c; holds a QP reference while queued */
+	/* The same for handing over from work (sroce_task_schedule_on()). */
+	struct work_struct work_alt;
 
 	/* Shadow of the SQ ring: nslots entries of swqe_size bytes. */
 	void *shadow;
@@ -149,5 +162,11 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
 void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
 void sroce_req_post_cqes(struct sroce_qp *qp);
 void sroce_req_after_unlock(struct sroce_qp *qp);
+/*
+ * Drop req.lock (held, BH disabled by spin_lock_bh): process the responses
+ * queued meanwhile, then sroce_req_after_unlock(); repeats while responses
+ * keep arriving and the lock is free.  Every hot path lets go this way.
+ */
+void sroce_comp_unlock(struct sroce_qp *qp);
 
 #endif /* _SROCE_REQ_H */

@@ -5,9 +5,10 @@
  * sroce_abi_version is how libsroce recognises a sroce device whatever its
  * name; netdev names the bound Ethernet device.  Both are read-only and
  * exist from ib_register_device() (before the KOBJ_ADD uevent) until
- * unregistration.
+ * unregistration.  rx_steer switches receive steering (rxq.h).
  */
 #include <linux/device.h>
+#include <linux/kstrtox.h>
 #include <linux/netdevice.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -41,9 +42,35 @@ static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(netdev);
 
+static ssize_t rx_steer_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->rx_steer));
+}
+
+static ssize_t rx_steer_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->rx_steer, on);
+	return count;
+}
+static DEVICE_ATTR_RW(rx_steer);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_rx_steer.attr,
 	NULL,
 };
 

@@ -33,18 +33,27 @@ void sroce_task_exit(void)
 	destroy_workqueue(sroce_wq);
 }
 
-static void sroce_task_fn(struct work_struct *work)
+static void sroce_task_run(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, req.work);
-
 	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_WORK_RUNS);
 	sroce_req_run(qp);
-	sroce_qp_put(qp); /* the reference taken by sroce_task_schedule() */
+	sroce_qp_put(qp); /* the reference taken by sroce_task_schedule_on() */
+}
+
+static void sroce_task_fn(struct work_struct *work)
+{
+	sroce_task_run(container_of(work, struct sroce_qp, req.work));
+}
+
+static void sroce_task_alt_fn(struct work_struct *work)
+{
+	sroce_task_run(container_of(work, struct sroce_qp, req.work_alt));
 }
 
 void sroce_task_setup(struct sroce_qp *qp)
 {
 	INIT_WORK(&qp->req.work, sroce_task_fn);
+	INIT_WORK(&qp->req.work_alt, sroce_task_alt_fn);
 }
 
 bool sroce_task_queue(struct work_struct *work, int cpu)
@@ -56,12 +65,21 @@ bool sroce_task_queue(struct work_struct *work, int cpu)
 
 void sroce_task_schedule_on(struct sroce_qp *qp, int cpu)
 {
+	struct work_struct *work = &qp->req.work;
+
 	if (READ_ONCE(qp->req.stopped))
 		return;
+	/*
+	 * A work item queued while it runs stays on the CPU it runs on
+	 * (workqueue non-reentrancy): from inside one of the two items, use
+	 * the other, so that a hand-over to another CPU gets there.
+	 */
+	if (in_task() && current_work() == work)
+		work = &qp->req.work_alt;
 	/* The reference travels with the work item. */
 	if (!refcount_inc_not_zero(&qp->ref))
 		return;
-	if (!sroce_task_queue(&qp->req.work, cpu))
+	if (!sroce_task_queue(work, cpu))
 		sroce_qp_put(qp); /* already queued, with its own reference */
 }
 
@@ -73,5 +91,7 @@ void sroce_task_schedule(struct sroce_qp *qp)
 void sroce_task_cancel(struct sroce_qp *qp)
 {
 	if (cancel_work_sync(&qp->req.work))
+		sroce_qp_put(qp);
+	if (cancel_work_sync(&qp->req.work_alt))
 		sroce_qp_put(qp);
 }

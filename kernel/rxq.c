@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxq.c - per-QP receive steering (see rxq.h).
+ *
+ * One consumer at a time per QP: whoever sets rxq.busy (the softirq for an
+ * inline packet, or the work item) processes packets, in order; everyone
+ * else appends to rxq.skbs.  A softirq processes inline only when nothing
+ * waits, so a later packet never overtakes an earlier one.  When the inline
+ * consumer finishes and finds packets queued meanwhile, it kicks the work.
+ *
+ * The work runs on the module workqueue, on a CPU other than the one that
+ * queued (chosen from the QPN, so QPs spread), with BH disabled around each
+ * packet: the responder and completer see the same context as in softirq.
+ */
+#include <linux/cpumask.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
+
+#include "counters.h"
+#include "device.h"
+#include "qp.h"
+#include "recv.h"
+#include "rxq.h"
+#include "task.h"
+
+/* Packets the work processes before it yields the CPU. */
+#define SROCE_RXQ_BUDGET 64
+
+/* A CPU other than the current one for @qp's work, or -1 if none. */
+static int sroce_rxq_cpu(const struct sroce_qp *qp)
+{
+	unsigned int n = num_online_cpus();
+	int self = raw_smp_processor_id();
+	unsigned int i;
+	int cpu;
+
+	if (n < 2)
+		return -1;
+	i = qp->ibqp.qp_num % (n - 1);
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		if (!i--)
+			return cpu;
+	}
+	return -1;
+}
+
+static void sroce_rxq_kick(struct sroce_qp *qp)
+{
+	int cpu = sroce_rxq_cpu(qp);
+
+	/* The reference travels with the work item. */
+	if (!refcount_inc_not_zero(&qp->ref))
+		return;
+	if (!sroce_task_queue(&qp->rxq.work, cpu))
+		sroce_qp_put(qp); /* already queued, with its own reference */
+}
+
+static void sroce_rxq_fn(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, rxq.work);
+	struct sroce_rxq *q = &qp->rxq;
+	unsigned int budget = SROCE_RXQ_BUDGET;
+	struct sk_buff *skb;
+	bool again = false;
+
+	spin_lock_bh(&q->lock);
+	if (q->busy) {
+		/* The inline consumer kicks again if it leaves packets. */
+		spin_unlock_bh(&q->lock);
+		goto out;
+	}
+	q->busy = true;
+	while ((skb = __skb_dequeue(&q->skbs))) {
+		spin_unlock_bh(&q->lock);
+		local_bh_disable();
+		rcu_read_lock();
+		sroce_recv_finish(qp, skb);
+		rcu_read_unlock();
+		local_bh_enable();
+		spin_lock_bh(&q->lock);
+		if (!--budget) {
+			again = !skb_queue_empty(&q->skbs);
+			break;
+		}
+	}
+	q->busy = false;
+	spin_unlock_bh(&q->lock);
+	if (again)
+		sroce_rxq_kick(qp);
+out:
+	sroce_qp_put(qp); /* the reference taken by sroce_rxq_kick() */
+}
+
+void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_rxq *q = &qp->rxq;
+	bool steer = SROCE_RX_CB(skb)->paylen > SROCE_RXQ_INLINE_MAX &&
+		     READ_ONCE(qp->sdev->rx_steer) && num_online_cpus() > 1;
+	bool kick;
+
+	spin_lock(&q->lock);
+	if (!steer && !q->busy && skb_queue_empty(&q->skbs)) {
+		q->busy = true;
+		spin_unlock(&q->lock);
+		sroce_recv_finish(qp, skb);
+		spin_lock(&q->lock);
+		q->busy = false;
+		kick = !skb_queue_empty(&q->skbs);
+		spin_unlock(&q->lock);
+		if (kick)
+			sroce_rxq_kick(qp);
+		return;
+	}
+	if (unlikely(skb_queue_len(&q->skbs) >= SROCE_RXQ_MAX_PKTS)) {
+		spin_unlock(&q->lock);
+		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BACKLOG);
+		kfree_skb(skb);
+		return;
+	}
+	/* A receive dst may be a noref one, valid only in this softirq. */
+	skb_dst_drop(skb);
+	__skb_queue_tail(&q->skbs, skb);
+	kick = !q->busy;
+	spin_unlock(&q->lock);
+	sroce_counter_inc(qp->sdev, SROCE_CNT_RX_STEERED);
+	if (kick)
+		sroce_rxq_kick(qp);
+}
+
+void sroce_rxq_init(struct sroce_qp *qp)
+{
+
+	spin_lock_init(&qp->rxq.lock);
+	__skb_queue_head_init(&qp->rxq.skbs);
+	qp->rxq.busy = false;
+	INIT_WORK(&qp->rxq.work, sroce_rxq_fn);
+}
+
+void sroce_rxq_cleanup(struct sroce_qp *qp)
+{
+	struct sk_buff_head drop;
+
+	if (cancel_work_sync(&qp->rxq.work))
+		sroce_qp_put(qp);
+	__skb_queue_head_init(&drop);
+	spin_lock_bh(&qp->rxq.lock);
+	skb_queue_splice_init(&qp->rxq.skbs, &drop);
+	spin_unlock_bh(&qp->rxq.lock);
+	__skb_queue_purge(&drop);
+}

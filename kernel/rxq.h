@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rxq.h - per-QP receive steering: the data work of large packets (ICRC
+ * check, copy into memory, ACK) runs on another CPU than the softirq that
+ * received them, so that a transfer uses two CPUs even when the IP stack
+ * delivers every packet of a QP on one (veth, one NIC queue).
+ *
+ * Small packets (ACKs, single-packet messages up to SROCE_RXQ_INLINE_MAX
+ * payload bytes) are processed inline in the softirq while nothing of the
+ * QP waits, so latency stays that of the softirq.  Packets of one QP are
+ * always processed in arrival order and by one context at a time.
+ */
+#ifndef _SROCE_RXQ_H
+#define _SROCE_RXQ_H
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+struct sroce_qp;
+
+/* Payload bytes up to which a packet is processed in the softirq. */
+#define SROCE_RXQ_INLINE_MAX 256
+/* Packets a QP may have waiting; more are dropped (and retransmitted). */
+#define SROCE_RXQ_MAX_PKTS 2048
+
+struct sroce_rxq {
+	/* Guards skbs and busy; taken in softirq and with BH disabled. */
+	spinlock_t lock;
+	struct sk_buff_head skbs; /* waiting packets, arrival order */
+	bool busy; /* a context is processing a packet: others queue */
+	/* Drains skbs; holds a QP reference from queueing until it ran. */
+	struct work_struct work;
+};
+
+/* create_qp: before the QP is published. */
+void sroce_rxq_init(struct sroce_qp *qp);
+/*
+ * destroy_qp, after no lookup can find the QP any more: cancel the work
+ * and free the packets still waiting.
+ */
+void sroce_rxq_cleanup(struct sroce_qp *qp);
+/*
+ * A packet for @qp that passed header checks (sroce_recv()); softirq, RCU
+ * read side, caller holds a QP reference.  Takes ownership of @skb.
+ */
+void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb);
+
+#endif /* _SROCE_RXQ_H */
