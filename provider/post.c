@@ -76,7 +76,7 @@ struct sroce_post_send_cmd {
 static_assert(sizeof(struct sroce_post_send_cmd) % 4 == 0,
 	      "POST_SEND is counted in 4-byte words");
 
-static int sroce_sq_doorbell(struct ibv_qp *ibqp)
+int sroce_sq_doorbell(struct ibv_qp *ibqp)
 {
 	struct ib_uverbs_post_send_resp resp;
 	struct sroce_post_send_cmd cmd = {
@@ -257,7 +257,7 @@ static void sroce_send_wqe_fill(const struct sroce_qp *sqp, void *slot,
  * Send WRs are accepted in RTS, SQD, SQE and ERR (IBA 10.3.1: in ERR they
  * complete with a flush error); RESET, INIT and RTR refuse them.
  */
-static bool sroce_sq_state_ok(enum ibv_qp_state state)
+bool sroce_sq_state_ok(enum ibv_qp_state state)
 {
 	return state == IBV_QPS_RTS || state == IBV_QPS_SQD ||
 	       state == IBV_QPS_SQE || state == IBV_QPS_ERR;

@@ -10,7 +10,14 @@
 #ifndef SROCE_PROVIDER_POST_H
 #define SROCE_PROVIDER_POST_H
 
+#include <stdbool.h>
+
 #include <infiniband/verbs.h>
+
+/* Ring the SQ doorbell (no lock needed); 0 or a positive errno. */
+int sroce_sq_doorbell(struct ibv_qp *ibqp);
+/* May send WRs be posted to a QP in @state (IBA 10.3.1)? */
+bool sroce_sq_state_ok(enum ibv_qp_state state);
 
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);

@@ -92,11 +92,22 @@ struct dp_res {
 	uint32_t max_send_sge, max_recv_sge, max_inline, max_recv_wr;
 	uint32_t rd_atom;
 	uint32_t psn;
+	/* Client -X: rc_qp and ud_qp post through the ibv_wr_* API. */
+	int use_wr;
 	/* Server: the receive being waited for (one at a time). */
 	struct ibv_sge rsge[DP_MAX_SGE];
 	int rn;
 };
 
+/* send_ops_flags of the -X QPs: every operation dp_test sends. */
+#define DP_WR_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define DP_WR_RC_OPS                                                     \
+	(DP_WR_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE |                      \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                             \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+/* dp_res_open() keeps r->use_wr as the caller set it. */
 int dp_res_open(struct dp_res *r, const char *dev, int gid_idx,
 		uint32_t max_len);
 void dp_res_close(struct dp_res *r);
@@ -147,5 +158,18 @@ int dp_err_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
 /* The provider's user-space checks (errno, bad_wr), no peer involved. */
 int dp_local_ntests(void);
 void dp_local_tests(struct dp_res *r, dp_report_fn report);
+
+/*
+ * ibv_post_send, or with r->use_wr (and an extended QP) the same chain as
+ * one ibv_wr_start .. ibv_wr_complete batch (dp_wr.c); *bad = wr if the
+ * batch failed (the wr_* API posts all or nothing).
+ */
+int dp_post_send(struct dp_res *r, struct ibv_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad);
+
+/* The ibv_wr_* API's checks and batch semantics (dp_wr.c, -X only). */
+int dp_wr_ntests(void);
+void dp_wr_tests(struct dp_res *r, const struct dp_peer *peer,
+		 dp_report_fn report);
 
 #endif /* SROCE_TEST_DP_H */
