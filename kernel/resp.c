@@ -19,9 +19,9 @@
  *     request was fatal (IBA 9.9.3: invalid request, remote access and
  *     remote operational errors put the responder's QP in error).
  *
- * Receive WQEs are copied out of the RQ ring once, validated on the copy
- * (num_sge <= rq.max_sge) and given back to the ring at once; the copy in
- * resp.wqe is the WQE until its CQE is posted.
+ * Receive WQEs are copied out of the RQ ring (or the QP's SRQ, srq.c) once,
+ * validated on the copy (num_sge <= rq.max_sge) and given back to the ring
+ * at once; the copy in resp.wqe is the WQE until its CQE is posted.
  */
 #include <linux/skbuff.h>
 
@@ -39,6 +39,7 @@
 #include "req.h"
 #include "resp.h"
 #include "resp_rd.h"
+#include "srq.h"
 
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_LEN 40
@@ -172,6 +173,12 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 
 	lockdep_assert_held(&r->lock);
 
+	if (qp->ibqp.srq) {
+		ready = sroce_srq_take(to_ssrq(qp->ibqp.srq), &r->wqe, r->sge);
+		if (ready <= 0)
+			return ready < 0 ? -EPROTO : -EAGAIN;
+		goto taken;
+	}
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	ready = sroce_queue_peer_prod(q);
 	if (ready <= 0) {
@@ -187,7 +194,7 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 		memcpy(r->sge, slot + 1, r->wqe.num_sge * sizeof(r->sge[0]));
 	sroce_queue_consume(q, 1);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
-
+taken:
 	r->wqe_valid = true;
 	if (unlikely(r->wqe.num_sge == U32_MAX)) {
 		r->wqe.num_sge = 0;
@@ -747,8 +754,12 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	r->rd_send = r->rd_head; /* no more responses */
 	r->ack_pending = false;
 	sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
-	/* Stops at an empty ring or at an impossible user index. */
-	while (sroce_resp_take_wqe(qp) != -EAGAIN && r->wqe_valid)
+	/*
+	 * Stops at an empty ring or at an impossible user index.  An SRQ's
+	 * WQEs belong to the SRQ: only the one this QP holds is flushed.
+	 */
+	while (!qp->ibqp.srq && sroce_resp_take_wqe(qp) != -EAGAIN &&
+	       r->wqe_valid)
 		sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
 	spin_unlock_irqrestore(&r->lock, flags);
 }

@@ -13,6 +13,7 @@
 #include "pd.h"
 #include "qp.h"
 #include "queue.h"
+#include "srq.h"
 #include "verbs.h"
 
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuctx,
@@ -67,6 +68,12 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
 
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
@@ -76,6 +83,7 @@ const struct ib_device_ops sroce_verbs_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuctx),
 };
 

@@ -317,7 +317,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ---- receive ---- */
 
-static void sroce_recv_wqe_fill(void *slot, const struct ibv_recv_wr *wr)
+void sroce_recv_wqe_fill(void *slot, const struct ibv_recv_wr *wr)
 {
 	struct sroce_recv_wqe w = {
 		.wr_id = wr->wr_id,

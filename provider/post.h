@@ -19,6 +19,9 @@ int sroce_sq_doorbell(struct ibv_qp *ibqp);
 /* May send WRs be posted to a QP in @state (IBA 10.3.1)? */
 bool sroce_sq_state_ok(enum ibv_qp_state state);
 
+/* Encode @wr (num_sge already checked) as a receive WQE into @slot. */
+void sroce_recv_wqe_fill(void *slot, const struct ibv_recv_wr *wr);
+
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

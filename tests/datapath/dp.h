@@ -49,6 +49,14 @@ enum dp_cmd {
 	DP_CMD_E_STATE, /* answer its QP state */
 	DP_CMD_E_MODIFY, /* move it to state val (RESET, ERR) */
 	DP_CMD_E_GUARD, /* check the bytes around (and in) the MR */
+	/* SRQ cases (dp_srq.c), on a fresh RC QP receiving through an SRQ: */
+	DP_CMD_S_SETUP, /* new SRQ of len WRs + QP on it, connect */
+	DP_CMD_S_POST, /* post val receives on the SRQ */
+	DP_CMD_S_EXPECT, /* val receive completions, data of seed */
+	DP_CMD_S_LIMIT, /* modify_srq(srq_limit = val): val = its errno */
+	DP_CMD_S_EVENT, /* wait val ms for async event op: val = seen */
+	DP_CMD_S_MODIFY, /* move the QP to state val */
+	DP_CMD_S_QUIET, /* no receive completion in val ms: val = 1 if one */
 };
 
 struct dp_msg {
@@ -154,6 +162,12 @@ int dp_err_ntests(void);
 void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
 		  dp_report_fn report);
 int dp_err_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
+
+/* Shared receive queues (dp_srq.c). */
+int dp_srq_ntests(void);
+void dp_srq_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
+		  dp_report_fn report);
+int dp_srq_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
 
 /* The provider's user-space checks (errno, bad_wr), no peer involved. */
 int dp_local_ntests(void);

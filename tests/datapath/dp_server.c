@@ -214,7 +214,9 @@ int dp_serve(struct dp_res *r, int fd)
 			dp_ctl_send(fd, &a, sizeof(a));
 			return 0;
 		default:
-			if (m.cmd >= DP_CMD_E_SETUP)
+			if (m.cmd >= DP_CMD_S_SETUP)
+				ret = dp_srq_serve(r, &m, &a);
+			else if (m.cmd >= DP_CMD_E_SETUP)
 				ret = dp_err_serve(r, &m, &a);
 			break;
 		}

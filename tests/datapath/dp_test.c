@@ -23,7 +23,8 @@
  * (UD SEND with GRH) whose CQs are extended CQs polled with
  * ibv_start_poll/next_poll/end_poll, and one spare RC QP kept in INIT for
  * the user-space validation checks of the provider.  The error cases
- * (dp_err.c) run last, each on a fresh QP pair of its own.
+ * (dp_err.c) and the shared receive queue cases (dp_srq.c) run last, on
+ * fresh QP pairs of their own.
  */
 #include "dp.h"
 
@@ -483,7 +484,7 @@ static int ktap_n, npass, nfail;
 static int dp_plan(int iters)
 {
 	return dp_local_ntests() + (R.use_wr ? dp_wr_ntests() : 0) +
-	       K_NKINDS * iters + 3 + dp_err_ntests();
+	       K_NKINDS * iters + 3 + dp_err_ntests() + dp_srq_ntests();
 }
 
 static void report(int ok, const char *name, const char *err)
@@ -617,10 +618,12 @@ static int run_client(int iters)
 	       stop ? "skipped after a fatal error" : err);
 
 	if (stop) {
-		for (k = 0; k < dp_err_ntests(); k++)
-			report(0, "error case", "skipped after a fatal error");
+		for (k = 0; k < dp_err_ntests() + dp_srq_ntests(); k++)
+			report(0, "error or SRQ case",
+			       "skipped after a fatal error");
 	} else {
 		dp_err_tests(&R, ctl_fd, &peer, report);
+		dp_srq_tests(&R, ctl_fd, &peer, report);
 	}
 
 	{
