@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "proto/hdr.h"
 #include "proto/opcode.h"
@@ -370,6 +371,10 @@ static u32 sroce_wc_opcode(u32 op)
 		return IB_WC_COMP_SWAP;
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case SROCE_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case SROCE_WR_K_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}

@@ -62,6 +62,9 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RESP_INVALID_REQ] = { .name = "resp_invalid_request" },
 	[SROCE_CNT_RESP_UC_DROP] = { .name = "rx_drop_uc_msg" },
 	[SROCE_CNT_RESP_ACKS] = { .name = "resp_acks_sent" },
+	[SROCE_CNT_FR_REG] = { .name = "fast_reg_mr" },
+	[SROCE_CNT_FR_LOCAL_INV] = { .name = "local_invalidate" },
+	[SROCE_CNT_FR_REMOTE_INV] = { .name = "remote_invalidate" },
 	[SROCE_STAT_RX_DROP_NO_DEV] = { .name = "rx_drop_no_dev" },
 };
 

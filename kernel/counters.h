@@ -101,6 +101,13 @@ enum sroce_counter {
 	SROCE_CNT_RESP_UC_DROP,
 	/* Responder: ACKs and NAKs sent. */
 	SROCE_CNT_RESP_ACKS,
+	/* ---- memory registration of kernel consumers (fr.c) ---- */
+	/* IB_WR_REG_MR executed successfully (MR made Valid). */
+	SROCE_CNT_FR_REG,
+	/* IB_WR_LOCAL_INV executed successfully. */
+	SROCE_CNT_FR_LOCAL_INV,
+	/* MRs invalidated by a received SEND with Invalidate. */
+	SROCE_CNT_FR_REMOTE_INV,
 	SROCE_CNT_MAX,
 };
 

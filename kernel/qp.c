@@ -21,6 +21,7 @@
 #include "ah.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "qp.h"
 #include "req.h"
 #include "srq.h"
@@ -566,6 +567,10 @@ static int sroce_wr_opcode(enum ib_wr_opcode op)
 		return SROCE_WR_ATOMIC_FETCH_AND_ADD;
 	case IB_WR_SEND_WITH_INV:
 		return SROCE_WR_SEND_WITH_INV;
+	case IB_WR_LOCAL_INV:
+		return SROCE_WR_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return SROCE_WR_K_REG_MR;
 	default:
 		return -EINVAL;
 	}
@@ -629,10 +634,22 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = op;
 	wqe->flags = sroce_wr_flags(wr->send_flags);
-	if (op == SROCE_WR_SEND_WITH_INV)
+	if (op == SROCE_WR_SEND_WITH_INV || op == SROCE_WR_LOCAL_INV)
 		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
 	else
 		wqe->ex.imm_data = wr->ex.imm_data;
+	if (op == SROCE_WR_K_REG_MR) {
+		/* fr.h: the MR, its new key and access (kernel ring only). */
+		wqe->wr.rdma.remote_addr = (uintptr_t)reg_wr(wr)->mr;
+		wqe->wr.rdma.rkey = reg_wr(wr)->key;
+		wqe->wr.rdma.reserved = (u32)reg_wr(wr)->access;
+		sroce_queue_produce(q);
+		return 0;
+	}
+	if (op == SROCE_WR_LOCAL_INV) {
+		sroce_queue_produce(q);
+		return 0;
+	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_UD:
 	case IB_QPT_GSI:

@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "mr.h"
 #include "pkt.h"
@@ -262,10 +263,16 @@ static enum sroce_resp_act sroce_resp_send(struct sroce_resp_ctx *c,
 			sroce_immdt_imm(sroce_rx_ext(skb, SROCE_EXT_IMMDT));
 		cqe.wc_flags |= IB_WC_WITH_IMM;
 	} else if (flags & SROCE_OPF_INV) {
-		/* Reported; sroce has no MWs/FRMRs an rkey could name. */
 		cqe.ex.invalidate_rkey =
 			sroce_ieth_rkey(sroce_rx_ext(skb, SROCE_EXT_IETH));
 		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
+		/* IBA 9.4.1.1: invalidate before the receive completes. */
+		if (unlikely(sroce_fr_invalidate(c->sdev, qp->ibqp.pd,
+						 cqe.ex.invalidate_rkey))) {
+			sroce_resp_complete_err(c, IB_WC_REM_INV_REQ_ERR);
+			return SROCE_ACT_NAK_INV;
+		}
+		sroce_counter_inc(c->sdev, SROCE_CNT_FR_REMOTE_INV);
 	}
 	r->msn++;
 	sroce_resp_complete(c, IB_WC_SUCCESS, &cqe,

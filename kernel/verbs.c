@@ -9,6 +9,7 @@
 #include "ah.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mr.h"
 #include "pd.h"
 #include "qp.h"
@@ -54,6 +55,8 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
 
 	.create_cq = sroce_create_cq,
 	.destroy_cq = sroce_destroy_cq,

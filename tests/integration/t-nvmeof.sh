@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-nvmeof.sh - NVMe over Fabrics (RDMA) on sroce: the kernel's nvmet-rdma
+# target and nvme-rdma host, both kernel ULPs that use fast registration
+# (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR), SEND with Invalidate and
+# local invalidation through ib_core's CQ API.  64 MiB of random data are
+# written through the host block device with O_DIRECT, read back, and
+# compared with the source and with the target's backing file.
+#
+# Topology: make_init_veth (see lib.sh).  On Linux 6.1 nvmet-rdma and
+# nvme-rdma create their rdma_cm IDs in init_net, so target and host both
+# use sroce0 in init_net; the host connects to the device's own address
+# (loopback through the device, see Documentation/design.rst).
+#
+#   init_net: sroce0 on i1 (10.12.0.1) ==veth== i2 :ns3
+#             nvmet port 10.12.0.1:4420  <-  nvme connect -t rdma
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+NQN=nqn.2026-11.org.sroce:t-nvmeof
+MIB=${NVMEOF_MIB:-64}
+CFG=/sys/kernel/config/nvmet
+
+ktap_begin 10 "NVMe-oF RDMA target and host over sroce"
+
+work=$(mktemp -d)
+dev=
+
+cleanup() {
+	[ -n "$dev" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
+	rm -f "$CFG/ports/1/subsystems/$NQN" 2>/dev/null
+	rmdir "$CFG/ports/1" 2>/dev/null
+	[ -d "$CFG/subsystems/$NQN" ] &&
+		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN/namespaces/1" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN" 2>/dev/null
+	modprobe -r nvme-rdma nvmet-rdma nvmet 2>/dev/null
+	del_link sroce0 >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "veth in init_net" make_init_veth ||
+	! ktap_check "sroce0 on i1" add_link sroce0 sroce i1 ||
+	! ktap_check "GID of 10.12.0.1" wait_gid sroce0 10.12.0.1 ||
+	! ktap_check "nvme-cli, nvmet-rdma and nvme-rdma" \
+		bash -c 'command -v nvme && modprobe -a nvmet nvmet-rdma nvme-rdma'; then
+	ktap_skip_rest "no topology or no NVMe-oF modules"
+	ktap_done
+fi
+
+# target_setup: a subsystem with one namespace backed by a file (buffered:
+# tmpfs has no O_DIRECT), on an RDMA port at 10.12.0.1:4420.
+target_setup() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	truncate -s "${MIB}M" "$work/backing.img" &&
+		mkdir "$CFG/subsystems/$NQN" &&
+		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
+		echo "$work/backing.img" >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
+		mkdir "$CFG/ports/1" &&
+		echo rdma >"$CFG/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
+		echo 10.12.0.1 >"$CFG/ports/1/addr_traddr" &&
+		echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
+		ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
+}
+
+# The block device of the connected subsystem, e.g. nvme0n1.
+host_dev() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		[ "$(cat "$c/subsysnqn")" = "$NQN" ] || continue
+		ls "$c" | grep -m1 -E '^nvme[0-9]+c?[0-9]*n[0-9]+$' |
+			sed -E 's/^nvme([0-9]+)c[0-9]+n/nvme\1n/'
+		return 0
+	done
+	return 1
+}
+
+out=$(target_setup 2>&1)
+ktap_result "nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
+	$? "$out"
+
+out=$(timeout 120 nvme connect -t rdma -a 10.12.0.1 -s 4420 -n "$NQN" 2>&1) &&
+	wait_until 30 host_dev >/dev/null && dev=$(host_dev) &&
+	wait_until 30 test -b "/dev/$dev"
+ktap_result "nvme connect -t rdma: /dev/${dev:-?} appears" $? "$out" \
+	"$(dmesg | grep -E 'nvme|sroce' | tail -n 15)"
+
+if [ -n "$dev" ] && [ -b "/dev/$dev" ]; then
+	head -c "${MIB}M" /dev/urandom >"$work/src"
+	out=$(timeout 300 dd if="$work/src" of="/dev/$dev" bs=1M oflag=direct \
+		2>&1 && timeout 300 dd if="/dev/$dev" of="$work/back" bs=1M \
+		count="$MIB" iflag=direct 2>&1)
+	ok=$?
+	diag "$(grep -h copied <<<"$out" | sed 's/^/dd: /')"
+	ktap_result "${MIB} MiB written and read back through /dev/$dev are identical" \
+		"$([ $ok = 0 ] && cmp -s "$work/src" "$work/back"; echo $?)" \
+		"$out" "$(dmesg | tail -n 15)"
+	ktap_result "the target's backing file holds the same ${MIB} MiB" \
+		"$(cmp -s "$work/src" "$work/backing.img"; echo $?)"
+	# The host registered its buffers with REG_MR and the target's
+	# responses invalidated them remotely (or the host locally).
+	hw=/sys/class/infiniband/sroce0/ports/1/hw_counters
+	reg=$(cat "$hw/fast_reg_mr") rinv=$(cat "$hw/remote_invalidate")
+	linv=$(cat "$hw/local_invalidate")
+	diag "fast_reg_mr $reg, remote_invalidate $rinv, local_invalidate $linv"
+	ktap_result "I/O went through fast registration and invalidation" \
+		"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
+else
+	ktap_skip "${MIB} MiB written and read back" "not connected"
+	ktap_skip "the target's backing file" "not connected"
+	ktap_skip "fast registration and invalidation" "not connected"
+fi
+
+ktap_done
