@@ -607,6 +607,46 @@ static int e_recv_short(char *err, size_t el)
 	return e_srv_state(IBV_QPS_ERR, err, el);
 }
 
+/*
+ * A SEND with Invalidate whose rkey names no fast-registration MR (here
+ * the server's ordinary MR, which cannot be invalidated): the responder
+ * completes its receive with REM_INV_REQ_ERR and NAKs Invalid Request
+ * (as rdma_rxe), so the requester gets REM_INV_REQ_ERR too.
+ */
+static int e_send_inv(char *err, size_t el)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)R->buf,
+			       .length = 32,
+			       .lkey = R->mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	struct dp_ans a;
+	int ret;
+
+	if (e_pair(E_ALL_ACCESS, &e_default, err, el))
+		return -1;
+	if (e_ask(DP_CMD_E_POST_RECV, 64, 0, 0, &a)) {
+		snprintf(err, el, "server: %s", a.msg);
+		return -1;
+	}
+	wr.wr_id = 0x1b5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = srv.rkey;
+	ret = ibv_post_send(C.qp, &wr, &bad);
+	if (ret) {
+		snprintf(err, el, "ibv_post_send: %s", strerror(ret));
+		return -1;
+	}
+	if (e_expect(0x1b5, IBV_WC_REM_INV_REQ_ERR, E_WAIT_MS, "SEND_WITH_INV",
+		     err, el) ||
+	    e_srv_recv(IBV_WC_REM_INV_REQ_ERR, 64, 0, err, el) ||
+	    e_flushed(err, el))
+		return -1;
+	return e_srv_state(IBV_QPS_ERR, err, el);
+}
+
 #define E_NO(a) (E_ALL_ACCESS & ~(a))
 
 static const char *const e_names[] = {
@@ -624,6 +664,7 @@ static const char *const e_names[] = {
 	"SEND with a bad lkey: LOC_PROT_ERR, responder unaffected",
 	"SEND SGE past its MR's end: LOC_PROT_ERR, responder unaffected",
 	"SEND longer than the receive: REM_INV_REQ_ERR and LOC_LEN_ERR",
+	"SEND_WITH_INV of a non-invalidatable rkey: REM_INV_REQ_ERR both sides",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -670,6 +711,8 @@ static int e_case(int i, char *err, size_t el)
 		return e_local_prot(0, err, el);
 	case 13:
 		return e_recv_short(err, el);
+	case 14:
+		return e_send_inv(err, el);
 	default:
 		return -1;
 	}
