@@ -375,6 +375,8 @@ static u32 sroce_wc_opcode(u32 op)
 		return IB_WC_LOCAL_INV;
 	case SROCE_WR_K_REG_MR:
 		return IB_WC_REG_MR;
+	case SROCE_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

@@ -21,6 +21,7 @@
 #include "device.h"
 #include "fr.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 #include "req.h"
 
@@ -132,6 +133,11 @@ int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 
 	if (!mr)
 		return -EINVAL;
+	if (mr->mw) {
+		err = sroce_mw_invalidate(mr, pd, key);
+		sroce_mr_put(mr);
+		return err;
+	}
 	spin_lock_irqsave(&mr->fr_lock, flags);
 	if (!mr->fr || mr->ibmr.pd != pd || !mr->fr_valid ||
 	    mr->ibmr.rkey != key)
@@ -151,9 +157,8 @@ enum ib_wc_status sroce_fr_execute(struct sroce_qp *qp,
 
 	lockdep_assert_held(&qp->req.lock);
 
-	/* Kernel rings only: user space cannot name a kernel pointer. */
-	if (unlikely(qp->user))
-		return IB_WC_LOC_QP_OP_ERR;
+	if (w->opcode == SROCE_WR_BIND_MW)
+		return sroce_mw_bind(qp, swqe);
 	if (w->opcode == SROCE_WR_LOCAL_INV) {
 		if (sroce_fr_invalidate(qp->sdev, qp->ibqp.pd,
 					w->ex.invalidate_rkey))
@@ -161,6 +166,9 @@ enum ib_wc_status sroce_fr_execute(struct sroce_qp *qp,
 		sroce_counter_inc(qp->sdev, SROCE_CNT_FR_LOCAL_INV);
 		return IB_WC_SUCCESS;
 	}
+	/* Kernel rings only: user space cannot name a kernel pointer. */
+	if (unlikely(qp->user))
+		return IB_WC_LOC_QP_OP_ERR;
 	mr = to_smr((struct ib_mr *)(uintptr_t)w->wr.rdma.remote_addr);
 	return sroce_fr_register(qp, mr, w->wr.rdma.rkey,
 				 (int)w->wr.rdma.reserved);

@@ -45,7 +45,8 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 /* Is @op a local operation the requester executes without a packet? */
 static inline bool sroce_fr_local_op(u32 op)
 {
-	return op == SROCE_WR_K_REG_MR || op == SROCE_WR_LOCAL_INV;
+	return op == SROCE_WR_K_REG_MR || op == SROCE_WR_LOCAL_INV ||
+	       op == SROCE_WR_BIND_MW;
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "device.h"
 #include "mem.h"
 #include "mr.h"
+#include "mw.h"
 
 /* Where the bytes of one copy come from or go to. */
 struct sroce_mem_io {
@@ -162,6 +163,14 @@ struct sroce_mr *sroce_mem_rkey_get(struct sroce_dev *sdev, struct ib_pd *pd,
 
 	if (unlikely(!mr))
 		return ERR_PTR(-EACCES);
+	if (mr->mw) {
+		/* A memory window's rkey: its checks, then its MR (mw.c). */
+		struct sroce_mr *win = mr;
+
+		mr = sroce_mw_resolve(win, pd, va, len, access);
+		sroce_mr_put(win);
+		return mr ?: ERR_PTR(-EACCES);
+	}
 	if (unlikely(mr->ibmr.pd != pd || (mr->access & access) != access)) {
 		sroce_mr_put(mr);
 		return ERR_PTR(-EACCES);
@@ -199,7 +208,9 @@ static struct sroce_mr *sroce_mem_sge_mr(struct sroce_dev *sdev,
 
 	if (unlikely(!mr))
 		return NULL;
-	if (unlikely(mr->ibmr.pd != pd || (mr->access & access) != access ||
+	/* A window's rkey is no lkey (IBA 10.6.7). */
+	if (unlikely(mr->mw || mr->ibmr.pd != pd ||
+		     (mr->access & access) != access ||
 		     !sroce_mem_in_mr(mr, sge->addr, sge->length))) {
 		sroce_mr_put(mr);
 		return NULL;

@@ -16,6 +16,7 @@
 #include "device.h"
 #include "mem.h"
 #include "mr.h"
+#include "mw.h"
 
 /* Access bits a user MR may carry; IB_ACCESS_OPTIONAL bits are ignored. */
 #define SROCE_MR_ACCESS_KNOWN                                                  \
@@ -174,6 +175,12 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 	struct sroce_dev *sdev = mr->sdev;
+	int err;
+
+	/* Memory windows bound to it keep it (IBA 10.6.7.1, mw.c). */
+	err = sroce_mw_mr_dying(mr);
+	if (err)
+		return err;
 
 	/* No new lookup finds it; then wait for the users that did. */
 	xa_erase(&sdev->mr_xa, mr->index);

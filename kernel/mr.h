@@ -54,6 +54,18 @@ struct sroce_mr {
 	u64 *fr_map; /* staging: page addresses (kernel virtual) */
 	u64 *fr_pages; /* registered page addresses, iova order */
 	spinlock_t fr_lock; /* serialises REG_MR and invalidation */
+	/*
+	 * Memory windows (mw.c).  A window is an entry of mr_xa too (its
+	 * rkey is looked up like an MR's), with mw set.  Guarded by fr_lock:
+	 * mw_bound, mw_mr and the window's iova/length/access/keys of a
+	 * window; mw_count and dying of an MR.
+	 */
+	bool mw; /* this entry is a window; constant */
+	u8 mw_type; /* IB_MW_TYPE_1 or _2; constant */
+	bool mw_bound; /* window: bound to mw_mr (IBA 10.6.7.2) */
+	bool dying; /* MR: dereg_mr started, no new binds */
+	u32 mw_count; /* MR: windows bound to it (dereg_mr: -EBUSY) */
+	struct sroce_mr *mw_mr; /* window: the MR it is bound to */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)

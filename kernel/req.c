@@ -237,8 +237,8 @@ static enum ib_wc_status sroce_req_check(struct sroce_qp *qp,
 	const struct sroce_send_wqe *w = &swqe->wqe;
 	u32 op = w->opcode;
 
-	/* REG_MR / LOCAL_INV: kernel RC/UC QPs (fr.c). */
-	if (sroce_fr_local_op(op) && !qp->user &&
+	/* REG_MR (kernel QPs), LOCAL_INV, BIND_MW: RC/UC (fr.c, mw.c). */
+	if (sroce_fr_local_op(op) && (op != SROCE_WR_K_REG_MR || !qp->user) &&
 	    (qp->init.qp_type == IB_QPT_RC || qp->init.qp_type == IB_QPT_UC))
 		return w->num_sge || w->flags & SROCE_WQE_INLINE ?
 			       IB_WC_LOC_QP_OP_ERR :

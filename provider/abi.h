@@ -397,13 +397,16 @@ struct verbs_context_ops {
 	static_assert(offsetof(struct verbs_context_ops, member) == \
 			      (n) * sizeof(void (*)(void)),         \
 		      "verbs_context_ops." #member)
+SROCE_ABI_OPS_SLOT(alloc_mw, 2);
 SROCE_ABI_OPS_SLOT(alloc_pd, 5);
+SROCE_ABI_OPS_SLOT(bind_mw, 10);
 SROCE_ABI_OPS_SLOT(create_ah, 13);
 SROCE_ABI_OPS_SLOT(create_cq, 15);
 SROCE_ABI_OPS_SLOT(create_cq_ex, 16);
 SROCE_ABI_OPS_SLOT(create_qp, 19);
 SROCE_ABI_OPS_SLOT(create_qp_ex, 20);
 SROCE_ABI_OPS_SLOT(create_srq, 22);
+SROCE_ABI_OPS_SLOT(dealloc_mw, 25);
 SROCE_ABI_OPS_SLOT(dealloc_pd, 26);
 SROCE_ABI_OPS_SLOT(dereg_mr, 28);
 SROCE_ABI_OPS_SLOT(destroy_ah, 29);
@@ -474,6 +477,7 @@ SROCE_ABI_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 SROCE_ABI_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 SROCE_ABI_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 SROCE_ABI_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
+SROCE_ABI_WRITE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 SROCE_ABI_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SROCE_ABI_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 SROCE_ABI_WRITE_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
@@ -568,6 +572,11 @@ int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
 		       struct ibv_create_srq *cmd, size_t cmd_size,

@@ -48,11 +48,16 @@ static_assert(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD ==
 	      "send ops: FETCH_AND_ADD");
 static_assert(IBV_QP_EX_WITH_SEND_WITH_INV == 1ULL << IBV_WR_SEND_WITH_INV,
 	      "send ops: SEND_WITH_INV");
+static_assert(IBV_QP_EX_WITH_BIND_MW == 1ULL << IBV_WR_BIND_MW,
+	      "send ops: BIND_MW");
+static_assert(IBV_QP_EX_WITH_LOCAL_INV == 1ULL << IBV_WR_LOCAL_INV,
+	      "send ops: LOCAL_INV");
 
 #define SROCE_OPS_UD (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define SROCE_OPS_UC                                \
-	(SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE | \
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define SROCE_OPS_UC                                                   \
+	(SROCE_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |                    \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_BIND_MW | \
+	 IBV_QP_EX_WITH_LOCAL_INV)
 /* The kernel's requester executes SEND_WITH_INV on RC only. */
 #define SROCE_OPS_RC                               \
 	(SROCE_OPS_UC | IBV_QP_EX_WITH_RDMA_READ | \
@@ -261,9 +266,35 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
+/* Memory windows (IBA 10.6.7): no data setter applies to these. */
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct sroce_qp *sqp = qpx_to_sqp(qpx);
+	struct sroce_send_wqe *w = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (!w)
+		return;
+	if (!bind_info || sroce_bind_check(mw, bind_info, qpx->wr_flags) ||
+	    mw->type != IBV_MW_TYPE_2) {
+		sroce_wr_fail(sqp, EINVAL);
+		return;
+	}
+	sroce_bind_wqe(w, mw, rkey, bind_info);
+}
+
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *w = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->ex.invalidate_rkey = invalidate_rkey;
+}
+
 /*
- * Operations sroce does not execute (memory windows, local invalidate,
- * TSO, XRC, atomic write): create_qp_ex refuses them in send_ops_flags,
+ * Operations sroce does not execute (TSO, XRC, atomic write):
+ * create_qp_ex refuses them in send_ops_flags,
  * but libibverbs' inline wrappers call through the pointers regardless, so
  * they are filled with these, which fail the batch instead of crashing.
  */
@@ -273,22 +304,6 @@ static void sroce_wr_unsupported(struct ibv_qp_ex *qpx)
 
 	sroce_wr_finish(sqp);
 	sroce_wr_fail(sqp, EOPNOTSUPP);
-}
-
-static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
-			     uint32_t rkey,
-			     const struct ibv_mw_bind_info *bind_info)
-{
-	(void)mw;
-	(void)rkey;
-	(void)bind_info;
-	sroce_wr_unsupported(qpx);
-}
-
-static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
-{
-	(void)invalidate_rkey;
-	sroce_wr_unsupported(qpx);
 }
 
 static void sroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz,
@@ -356,7 +371,8 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!w)
 		return;
-	if (num_sge > sqp->max_send_sge || (num_sge && !sg_list)) {
+	if (num_sge > sqp->max_send_sge || (num_sge && !sg_list) ||
+	    w->opcode == SROCE_WR_BIND_MW || w->opcode == SROCE_WR_LOCAL_INV) {
 		sroce_wr_fail(sqp, EINVAL);
 		return;
 	}
@@ -405,7 +421,8 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	if (!w)
 		return;
 	/* Inline carries outgoing data only. */
-	if (w->opcode == SROCE_WR_RDMA_READ ||
+	if (w->opcode == SROCE_WR_RDMA_READ || w->opcode == SROCE_WR_BIND_MW ||
+	    w->opcode == SROCE_WR_LOCAL_INV ||
 	    w->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
 	    w->opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD ||
 	    (num_buf && !buf_list)) {

@@ -388,10 +388,9 @@ void dp_wr_tests(struct dp_res *r, const struct dp_peer *peer,
 	R = r;
 	P = peer;
 	err[0] = 0;
-	report(!t_create_refused(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP,
+	report(!t_create_refused(IBV_QPT_RC, IBV_QP_EX_WITH_TSO, EOPNOTSUPP,
 				 err, sizeof(err)),
-	       "wr: create_qp_ex with BIND_MW in send_ops_flags: EOPNOTSUPP",
-	       err);
+	       "wr: create_qp_ex with TSO in send_ops_flags: EOPNOTSUPP", err);
 	err[0] = 0;
 	report(!t_create_refused(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EINVAL,
 				 err, sizeof(err)),
