@@ -41,6 +41,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# rdma_rxe (left loaded by an earlier test) holds UDP 4791 of init_net.
+modprobe -r rdma_rxe 2>/dev/null
+
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "veth in init_net" make_init_veth ||
 	! ktap_check "sroce0 on i1" add_link sroce0 sroce i1 ||
