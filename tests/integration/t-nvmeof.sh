@@ -6,7 +6,9 @@
 # (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR), SEND with Invalidate and
 # local invalidation through ib_core's CQ API.  64 MiB of random data are
 # written through the host block device with O_DIRECT, read back, and
-# compared with the source and with the target's backing file.
+# compared with the source and with the target's backing file.  Two
+# rounds: the target with a receive queue per QP, then with nvmet-rdma's
+# use_srq=Y (kernel shared receive queues, post_srq_recv).
 #
 # Topology: make_init_veth (see lib.sh).  On Linux 6.1 nvmet-rdma and
 # nvme-rdma create their rdma_cm IDs in init_net, so target and host both
@@ -21,21 +23,30 @@
 NQN=nqn.2026-11.org.sroce:t-nvmeof
 MIB=${NVMEOF_MIB:-64}
 CFG=/sys/kernel/config/nvmet
+HW=/sys/class/infiniband/sroce0/ports/1/hw_counters
+ROUND_TESTS=6
 
-ktap_begin 10 "NVMe-oF RDMA target and host over sroce"
+ktap_begin $((5 + 2 * ROUND_TESTS)) "NVMe-oF RDMA target and host over sroce"
 
 work=$(mktemp -d)
 dev=
 
-cleanup() {
+# teardown: host, then target configuration, then the modules.
+teardown() {
 	[ -n "$dev" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
+	dev=
 	rm -f "$CFG/ports/1/subsystems/$NQN" 2>/dev/null
 	rmdir "$CFG/ports/1" 2>/dev/null
 	[ -d "$CFG/subsystems/$NQN" ] &&
 		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
 	rmdir "$CFG/subsystems/$NQN/namespaces/1" 2>/dev/null
 	rmdir "$CFG/subsystems/$NQN" 2>/dev/null
-	modprobe -r nvme-rdma nvmet-rdma nvmet 2>/dev/null
+	modprobe -r nvme-rdma nvmet-rdma 2>/dev/null
+}
+
+cleanup() {
+	teardown
+	modprobe -r nvmet 2>/dev/null
 	del_link sroce0 >/dev/null 2>&1
 	rm -rf "$work"
 }
@@ -48,8 +59,9 @@ if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "veth in init_net" make_init_veth ||
 	! ktap_check "sroce0 on i1" add_link sroce0 sroce i1 ||
 	! ktap_check "GID of 10.12.0.1" wait_gid sroce0 10.12.0.1 ||
-	! ktap_check "nvme-cli, nvmet-rdma and nvme-rdma" \
-		bash -c 'command -v nvme && modprobe -a nvmet nvmet-rdma nvme-rdma'; then
+	! ktap_check "nvme-cli and the nvmet, nvmet-rdma, nvme-rdma modules" \
+		bash -c 'command -v nvme && modinfo nvmet-rdma nvme-rdma &&
+			modprobe nvmet'; then
 	ktap_skip_rest "no topology or no NVMe-oF modules"
 	ktap_done
 fi
@@ -87,40 +99,63 @@ host_dev() {
 	return 1
 }
 
-out=$(target_setup 2>&1)
-ktap_result "nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
-	$? "$out"
+# round LABEL USE_SRQ: ROUND_TESTS results.
+round() {
+	local label=$1 srq=$2 out ok reg rinv linv res nsrq
+	rm -f "$work/backing.img"
+	out=$(modprobe nvmet-rdma use_srq="$srq" 2>&1 && modprobe nvme-rdma 2>&1 &&
+		target_setup 2>&1)
+	ktap_result "$label: nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
+		$? "$out"
 
-out=$(timeout 120 nvme connect -t rdma -a 10.12.0.1 -s 4420 -n "$NQN" 2>&1) &&
-	wait_until 30 host_dev >/dev/null && dev=$(host_dev) &&
-	wait_until 30 test -b "/dev/$dev"
-ktap_result "nvme connect -t rdma: /dev/${dev:-?} appears" $? "$out" \
-	"$(dmesg | grep -E 'nvme|sroce' | tail -n 15)"
+	reg=$(cat "$HW/fast_reg_mr") rinv=$(cat "$HW/remote_invalidate")
+	linv=$(cat "$HW/local_invalidate")
+	out=$(timeout 120 nvme connect -t rdma -a 10.12.0.1 -s 4420 -n "$NQN" 2>&1) &&
+		wait_until 30 host_dev >/dev/null && dev=$(host_dev) &&
+		wait_until 30 test -b "/dev/$dev"
+	ktap_result "$label: nvme connect -t rdma: /dev/${dev:-?} appears" $? \
+		"$out" "$(dmesg | grep -E 'nvme|sroce' | tail -n 15)"
 
-if [ -n "$dev" ] && [ -b "/dev/$dev" ]; then
-	head -c "${MIB}M" /dev/urandom >"$work/src"
-	out=$(timeout 300 dd if="$work/src" of="/dev/$dev" bs=1M oflag=direct \
-		2>&1 && timeout 300 dd if="/dev/$dev" of="$work/back" bs=1M \
-		count="$MIB" iflag=direct 2>&1)
-	ok=$?
-	diag "$(grep -h copied <<<"$out" | sed 's/^/dd: /')"
-	ktap_result "${MIB} MiB written and read back through /dev/$dev are identical" \
-		"$([ $ok = 0 ] && cmp -s "$work/src" "$work/back"; echo $?)" \
-		"$out" "$(dmesg | tail -n 15)"
-	ktap_result "the target's backing file holds the same ${MIB} MiB" \
-		"$(cmp -s "$work/src" "$work/backing.img"; echo $?)"
-	# The host registered its buffers with REG_MR and the target's
-	# responses invalidated them remotely (or the host locally).
-	hw=/sys/class/infiniband/sroce0/ports/1/hw_counters
-	reg=$(cat "$hw/fast_reg_mr") rinv=$(cat "$hw/remote_invalidate")
-	linv=$(cat "$hw/local_invalidate")
-	diag "fast_reg_mr $reg, remote_invalidate $rinv, local_invalidate $linv"
-	ktap_result "I/O went through fast registration and invalidation" \
-		"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
-else
-	ktap_skip "${MIB} MiB written and read back" "not connected"
-	ktap_skip "the target's backing file" "not connected"
-	ktap_skip "fast registration and invalidation" "not connected"
-fi
+	if [ -n "$dev" ] && [ -b "/dev/$dev" ]; then
+		head -c "${MIB}M" /dev/urandom >"$work/src"
+		out=$(timeout 300 dd if="$work/src" of="/dev/$dev" bs=1M \
+			oflag=direct 2>&1 && timeout 300 dd if="/dev/$dev" \
+			of="$work/back" bs=1M count="$MIB" iflag=direct 2>&1)
+		ok=$?
+		diag "$label: $(grep -h copied <<<"$out" | tr '\n' ' ')"
+		res=$(rdma resource show sroce0 2>&1)
+		nsrq=$(sed -n 's/.* srq \([0-9]*\).*/\1/p' <<<"$res")
+		diag "$label: $res"
+		# use_srq=Y: nvmet-rdma receives through kernel SRQs.
+		ktap_result "$label: the target uses $([ "$srq" = Y ] ||
+			echo no )kernel SRQs (srq ${nsrq:-?})" \
+			"$([ -n "$nsrq" ] && if [ "$srq" = Y ]; then
+				[ "$nsrq" -gt 0 ]; else [ "$nsrq" = 0 ]; fi
+			echo $?)"
+		ktap_result "$label: ${MIB} MiB written and read back through /dev/$dev are identical" \
+			"$([ $ok = 0 ] && cmp -s "$work/src" "$work/back"; echo $?)" \
+			"$out" "$(dmesg | tail -n 15)"
+		ktap_result "$label: the target's backing file holds the same ${MIB} MiB" \
+			"$(cmp -s "$work/src" "$work/backing.img"; echo $?)"
+		# The host registered its buffers with REG_MR and the
+		# target's responses invalidated them remotely (or the host
+		# locally).
+		reg=$(($(cat "$HW/fast_reg_mr") - reg))
+		rinv=$(($(cat "$HW/remote_invalidate") - rinv))
+		linv=$(($(cat "$HW/local_invalidate") - linv))
+		diag "$label: fast_reg_mr +$reg, remote_invalidate +$rinv, local_invalidate +$linv"
+		ktap_result "$label: I/O went through fast registration and invalidation" \
+			"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
+	else
+		ktap_skip "$label: SRQ use" "not connected"
+		ktap_skip "$label: ${MIB} MiB written and read back" "not connected"
+		ktap_skip "$label: the target's backing file" "not connected"
+		ktap_skip "$label: fast registration and invalidation" "not connected"
+	fi
+	teardown
+}
+
+round "RQ per QP" N
+round "use_srq=Y" Y
 
 ktap_done
