@@ -101,7 +101,7 @@ host_dev() {
 
 # round LABEL USE_SRQ: ROUND_TESTS results.
 round() {
-	local label=$1 srq=$2 out ok reg rinv linv res nsrq
+	local label=$1 srq=$2 out ok reg rinv linv res nsrq what
 	rm -f "$work/backing.img"
 	out=$(modprobe nvmet-rdma use_srq="$srq" 2>&1 && modprobe nvme-rdma 2>&1 &&
 		target_setup 2>&1)
@@ -127,8 +127,9 @@ round() {
 		nsrq=$(sed -n 's/.* srq \([0-9]*\).*/\1/p' <<<"$res")
 		diag "$label: $res"
 		# use_srq=Y: nvmet-rdma receives through kernel SRQs.
-		ktap_result "$label: the target uses $([ "$srq" = Y ] ||
-			echo no )kernel SRQs (srq ${nsrq:-?})" \
+		what="kernel SRQs"
+		[ "$srq" = Y ] || what="no kernel SRQ"
+		ktap_result "$label: the target uses $what (srq ${nsrq:-?})" \
 			"$([ -n "$nsrq" ] && if [ "$srq" = Y ]; then
 				[ "$nsrq" -gt 0 ]; else [ "$nsrq" = 0 ]; fi
 			echo $?)"
