@@ -25,6 +25,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "proto/hdr.h"
 #include "proto/opcode.h"
@@ -373,6 +374,12 @@ static u32 sroce_wc_opcode(u32 op)
 		return IB_WC_COMP_SWAP;
 	case SROCE_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case SROCE_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case SROCE_WR_K_REG_MR:
+		return IB_WC_REG_MR;
+	case SROCE_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

@@ -105,6 +105,13 @@ enum sroce_counter {
 	SROCE_CNT_RX_STEERED,
 	/* Dropped: too many packets of the QP waiting for that CPU. */
 	SROCE_CNT_RX_DROP_BACKLOG,
+	/* ---- memory registration of kernel consumers (fr.c) ---- */
+	/* IB_WR_REG_MR executed successfully (MR made Valid). */
+	SROCE_CNT_FR_REG,
+	/* IB_WR_LOCAL_INV executed successfully. */
+	SROCE_CNT_FR_LOCAL_INV,
+	/* MRs invalidated by a received SEND with Invalidate. */
+	SROCE_CNT_FR_REMOTE_INV,
 	SROCE_CNT_MAX,
 };
 

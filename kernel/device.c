@@ -32,6 +32,7 @@
 #include "compat/compat.h"
 #include "counters.h"
 #include "device.h"
+#include "fr.h"
 #include "net.h"
 #include "sysfs.h"
 #include "verbs.h"
@@ -278,9 +279,12 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 	a->vendor_id = SROCE_VENDOR_ID;
 	a->max_qp = SROCE_MAX_QP;
 	a->max_qp_wr = SROCE_MAX_QP_WR;
-	a->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-			      IB_DEVICE_SYS_IMAGE_GUID |
-			      IB_DEVICE_RC_RNR_NAK_GEN;
+	a->device_cap_flags =
+		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
+		IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_MEM_MGT_EXTENSIONS |
+		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	a->max_mw = SROCE_MAX_MR;
+	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;

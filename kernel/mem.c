@@ -26,6 +26,7 @@
 #include "device.h"
 #include "mem.h"
 #include "mr.h"
+#include "mw.h"
 
 /* Where the bytes of one copy come from or go to. */
 struct sroce_mem_io {
@@ -61,6 +62,43 @@ static bool sroce_mem_in_mr(const struct sroce_mr *mr, u64 va, u64 len)
 	       va - mr->iova <= mr->length - len;
 }
 
+/*
+ * Fast-registration MR (fr.c): the kernel virtual address of byte @va
+ * (range already checked) and in *@n how many bytes follow it in the same
+ * registered page, at most @len.  NULL if the page list does not cover it.
+ */
+static u8 *sroce_mem_fr_addr(const struct sroce_mr *mr, u64 va, u32 len, u32 *n)
+{
+	u64 ps = 1ULL << mr->fr_shift;
+	u64 pos = va - (mr->iova & ~(ps - 1));
+	u64 idx = pos >> mr->fr_shift;
+	u64 pgoff = pos & (ps - 1);
+
+	if (unlikely(idx >= mr->fr_npages))
+		return NULL;
+	*n = min_t(u64, len, ps - pgoff);
+	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + pgoff);
+}
+
+static int sroce_mem_fr_io(struct sroce_mr *mr, u64 va, u32 len,
+			   struct sroce_mem_io *io)
+{
+	while (len) {
+		u32 n;
+		u8 *kaddr = sroce_mem_fr_addr(mr, va, len, &n);
+		int err;
+
+		if (unlikely(!kaddr))
+			return -EFAULT;
+		err = sroce_mem_chunk(io, kaddr, n);
+		if (unlikely(err))
+			return err;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* Copy @len bytes at @va of @mr (range already checked) through @io. */
 static int sroce_mem_mr_io(struct sroce_mr *mr, u64 va, u32 len,
 			   struct sroce_mem_io *io)
@@ -70,6 +108,8 @@ static int sroce_mem_mr_io(struct sroce_mr *mr, u64 va, u32 len,
 
 	if (!len)
 		return 0;
+	if (mr->fr)
+		return sroce_mem_fr_io(mr, va, len, io);
 	/* DMA MR of a kernel consumer: addresses are kernel virtual. */
 	if (!mr->pages)
 		return sroce_mem_chunk(io, (void *)(uintptr_t)va, len);
@@ -123,6 +163,14 @@ struct sroce_mr *sroce_mem_rkey_get(struct sroce_dev *sdev, struct ib_pd *pd,
 
 	if (unlikely(!mr))
 		return ERR_PTR(-EACCES);
+	if (mr->mw) {
+		/* A memory window's rkey: its checks, then its MR (mw.c). */
+		struct sroce_mr *win = mr;
+
+		mr = sroce_mw_resolve(win, pd, va, len, access);
+		sroce_mr_put(win);
+		return mr ?: ERR_PTR(-EACCES);
+	}
 	if (unlikely(mr->ibmr.pd != pd || (mr->access & access) != access)) {
 		sroce_mr_put(mr);
 		return ERR_PTR(-EACCES);
@@ -160,7 +208,9 @@ static struct sroce_mr *sroce_mem_sge_mr(struct sroce_dev *sdev,
 
 	if (unlikely(!mr))
 		return NULL;
-	if (unlikely(mr->ibmr.pd != pd || (mr->access & access) != access ||
+	/* A window's rkey is no lkey (IBA 10.6.7). */
+	if (unlikely(mr->mw || mr->ibmr.pd != pd ||
+		     (mr->access & access) != access ||
 		     !sroce_mem_in_mr(mr, sge->addr, sge->length))) {
 		sroce_mr_put(mr);
 		return NULL;
@@ -230,7 +280,15 @@ int sroce_mem_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare,
 	if (unlikely(va & 7 || !sroce_mem_in_mr(mr, va, 8)))
 		return -EINVAL;
 
-	if (mr->pages) {
+	if (mr->fr) {
+		u32 n;
+
+		/* 8 aligned bytes never straddle a page of >= 512 bytes. */
+		kaddr = NULL;
+		target = (atomic64_t *)sroce_mem_fr_addr(mr, va, 8, &n);
+		if (unlikely(!target))
+			return -EINVAL;
+	} else if (mr->pages) {
 		off = va - mr->iova + mr->page_off;
 		if (unlikely((off >> PAGE_SHIFT) >= mr->npages))
 			return -EINVAL;

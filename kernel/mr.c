@@ -16,6 +16,7 @@
 #include "device.h"
 #include "mem.h"
 #include "mr.h"
+#include "mw.h"
 
 /* Access bits a user MR may carry; IB_ACCESS_OPTIONAL bits are ignored. */
 #define SROCE_MR_ACCESS_KNOWN                                                  \
@@ -39,7 +40,7 @@ static int sroce_mr_check_access(int access)
 	return 0;
 }
 
-static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access)
+struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access)
 {
 	struct sroce_mr *mr;
 	int err;
@@ -55,16 +56,19 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access)
 	}
 	mr->sdev = sdev;
 	mr->access = access;
+	spin_lock_init(&mr->fr_lock);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	return mr;
 }
 
 /* Undo sroce_mr_alloc() for an MR that was never published. */
-static void sroce_mr_free_unpublished(struct sroce_mr *mr)
+void sroce_mr_free_unpublished(struct sroce_mr *mr)
 {
 	struct sroce_dev *sdev = mr->sdev;
 
+	kvfree(mr->fr_map);
+	kvfree(mr->fr_pages);
 	kfree(mr);
 	sroce_res_put(sdev, SROCE_RES_MR);
 }
@@ -74,7 +78,7 @@ static void sroce_mr_free_unpublished(struct sroce_mr *mr)
  * The keys are written before the entry becomes visible (xa_alloc_cyclic
  * stores the pointer with release semantics).
  */
-static int sroce_mr_publish(struct sroce_mr *mr)
+int sroce_mr_publish(struct sroce_mr *mr)
 {
 	struct sroce_dev *sdev = mr->sdev;
 	u32 index;
@@ -171,6 +175,12 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 	struct sroce_dev *sdev = mr->sdev;
+	int err;
+
+	/* Memory windows bound to it keep it (IBA 10.6.7.1, mw.c). */
+	err = sroce_mw_mr_dying(mr);
+	if (err)
+		return err;
 
 	/* No new lookup finds it; then wait for the users that did. */
 	xa_erase(&sdev->mr_xa, mr->index);
@@ -179,9 +189,20 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	sroce_mem_mr_cleanup(mr);
 	ib_umem_release(mr->umem);
+	kvfree(mr->fr_map);
+	kvfree(mr->fr_pages);
 	sroce_res_put(sdev, SROCE_RES_MR);
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+/* Does @key name @mr now?  A fast-registration MR only while Valid. */
+static bool sroce_mr_key_ok(struct sroce_mr *mr, u32 key)
+{
+	/* Pairs with REG_MR's store-release (fr.c): then its fields hold. */
+	if (mr->fr && !smp_load_acquire(&mr->fr_valid))
+		return false;
+	return READ_ONCE(mr->ibmr.lkey) == key;
 }
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
@@ -190,7 +211,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
+	if (mr &&
+	    (!sroce_mr_key_ok(mr, key) || !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;

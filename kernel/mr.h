@@ -24,7 +24,10 @@ struct sroce_dev;
 /*
  * A memory region.  Every field but ref is written before the MR is
  * published in mr_xa and never changes afterwards, so holders of a
- * reference read them without a lock.
+ * reference read them without a lock -- except for fast-registration MRs
+ * (fr.c), whose keys, iova, length, access and page list are rewritten by
+ * IB_WR_REG_MR while the MR is invalid (fr_valid false: no lookup finds
+ * it) and published again by a store-release of fr_valid.
  */
 struct sroce_mr {
 	struct ib_mr ibmr; /* lkey, rkey, iova, length, pd */
@@ -41,6 +44,28 @@ struct sroce_mr {
 	struct page **pages;
 	unsigned long npages;
 	u32 page_off; /* offset of iova in pages[0] */
+	/* Fast-registration MR (ib_alloc_mr, kernel consumers only), fr.c: */
+	bool fr; /* constant */
+	bool fr_valid; /* IBA 10.6.2: Valid (true) or Free state */
+	u8 fr_shift; /* log2 of the registered page size */
+	u32 fr_max; /* entries of fr_pages and fr_map; constant */
+	u32 fr_nmap; /* entries ib_map_mr_sg() put in fr_map */
+	u32 fr_npages; /* entries of fr_pages in use (registered) */
+	u64 *fr_map; /* staging: page addresses (kernel virtual) */
+	u64 *fr_pages; /* registered page addresses, iova order */
+	spinlock_t fr_lock; /* serialises REG_MR and invalidation */
+	/*
+	 * Memory windows (mw.c).  A window is an entry of mr_xa too (its
+	 * rkey is looked up like an MR's), with mw set.  Guarded by fr_lock:
+	 * mw_bound, mw_mr and the window's iova/length/access/keys of a
+	 * window; mw_count and dying of an MR.
+	 */
+	bool mw; /* this entry is a window; constant */
+	u8 mw_type; /* IB_MW_TYPE_1 or _2; constant */
+	bool mw_bound; /* window: bound to mw_mr (IBA 10.6.7.2) */
+	bool dying; /* MR: dereg_mr started, no new binds */
+	u32 mw_count; /* MR: windows bound to it (dereg_mr: -EBUSY) */
+	struct sroce_mr *mw_mr; /* window: the MR it is bound to */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -52,6 +77,11 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* For fr.c: allocate, publish and undo an MR (see mr.c). */
+struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access);
+int sroce_mr_publish(struct sroce_mr *mr);
+void sroce_mr_free_unpublished(struct sroce_mr *mr);
 
 /*
  * Look an MR up by lkey or rkey and take a reference; NULL if no live MR

@@ -21,8 +21,10 @@
 #include "ah.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "qp.h"
 #include "req.h"
+#include "srq.h"
 #include "task.h"
 #include "verbs.h"
 
@@ -62,7 +64,7 @@ static int sroce_qp_check_init(struct ib_qp_init_attr *init,
 	/* ib_mad creates QP1 with no create flags. */
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (init->srq || init->xrcd || init->rwq_ind_tbl)
+	if (init->xrcd || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -117,19 +119,27 @@ static void sroce_qp_free_rings(struct sroce_qp *qp)
 }
 
 static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
-				struct ib_udata *udata,
+				bool has_srq, struct ib_udata *udata,
 				struct sroce_create_qp_resp *resp)
 {
 	struct ib_ucontext *uctx = sroce_udata_uctx(udata);
 	u32 sq_slots, sq_size, rq_slots, rq_size;
 	int err;
 
+	/* With an SRQ the RQ stays an unused one-slot kernel ring. */
+	if (has_srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	sroce_qp_geometry(qp, cap, &sq_slots, &sq_size, &rq_slots, &rq_size);
+	if (has_srq)
+		cap->max_recv_wr = 0;
 
 	err = sroce_queue_init(&qp->sq.queue, qp->user, sq_slots, sq_size);
 	if (err)
 		return err;
-	err = sroce_queue_init(&qp->rq.queue, qp->user, rq_slots, rq_size);
+	err = sroce_queue_init(&qp->rq.queue, qp->user && !has_srq, rq_slots,
+			       rq_size);
 	if (err)
 		goto err_free;
 	if (!qp->user)
@@ -139,8 +149,10 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp, struct ib_qp_cap *cap,
 				  &resp->sq_mmap_size);
 	if (err)
 		goto err_free;
-	err = sroce_queue_publish(&qp->rq.queue, uctx, &resp->rq_mmap_offset,
-				  &resp->rq_mmap_size);
+	if (!has_srq)
+		err = sroce_queue_publish(&qp->rq.queue, uctx,
+					  &resp->rq_mmap_offset,
+					  &resp->rq_mmap_size);
 	if (err)
 		goto err_free;
 	resp->max_inline_data = qp->max_inline;
@@ -218,7 +230,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq.lock);
 
 	/* The caller's caps are rewritten (granted values) only on success. */
-	err = sroce_qp_alloc_rings(qp, &cap, udata, &resp);
+	err = sroce_qp_alloc_rings(qp, &cap, init->srq, udata, &resp);
 	if (err)
 		goto err_put_res;
 
@@ -416,6 +428,7 @@ static void sroce_qp_flush(struct sroce_qp *qp)
 {
 	sroce_req_flush(qp);
 	sroce_resp_flush(qp);
+	sroce_srq_last_wqe(&qp->ibqp);
 }
 
 /* State change side effects on the rings (qp->lock held). */
@@ -556,6 +569,10 @@ static int sroce_wr_opcode(enum ib_wr_opcode op)
 		return SROCE_WR_ATOMIC_FETCH_AND_ADD;
 	case IB_WR_SEND_WITH_INV:
 		return SROCE_WR_SEND_WITH_INV;
+	case IB_WR_LOCAL_INV:
+		return SROCE_WR_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return SROCE_WR_K_REG_MR;
 	default:
 		return -EINVAL;
 	}
@@ -619,10 +636,22 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = op;
 	wqe->flags = sroce_wr_flags(wr->send_flags);
-	if (op == SROCE_WR_SEND_WITH_INV)
+	if (op == SROCE_WR_SEND_WITH_INV || op == SROCE_WR_LOCAL_INV)
 		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
 	else
 		wqe->ex.imm_data = wr->ex.imm_data;
+	if (op == SROCE_WR_K_REG_MR) {
+		/* fr.h: the MR, its new key and access (kernel ring only). */
+		wqe->wr.rdma.remote_addr = (uintptr_t)reg_wr(wr)->mr;
+		wqe->wr.rdma.rkey = reg_wr(wr)->key;
+		wqe->wr.rdma.reserved = (u32)reg_wr(wr)->access;
+		sroce_queue_produce(q);
+		return 0;
+	}
+	if (op == SROCE_WR_LOCAL_INV) {
+		sroce_queue_produce(q);
+		return 0;
+	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
@@ -733,6 +762,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->user) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
+	}
+	/* Receives of a QP with an SRQ go to the SRQ (IBA 10.2.9.1). */
+	if (ibqp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
 	}
 	/* No receive WR in RESET (IBA C10-42). */
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {

@@ -15,6 +15,7 @@
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "pkt.h"
 #include "proto/opcode.h"
@@ -239,6 +240,12 @@ static enum ib_wc_status sroce_req_check(struct sroce_qp *qp,
 	const struct sroce_send_wqe *w = &swqe->wqe;
 	u32 op = w->opcode;
 
+	/* REG_MR (kernel QPs), LOCAL_INV, BIND_MW: RC/UC (fr.c, mw.c). */
+	if (sroce_fr_local_op(op) && (op != SROCE_WR_K_REG_MR || !qp->user) &&
+	    (qp->init.qp_type == IB_QPT_RC || qp->init.qp_type == IB_QPT_UC))
+		return w->num_sge || w->flags & SROCE_WQE_INLINE ?
+			       IB_WC_LOC_QP_OP_ERR :
+			       IB_WC_SUCCESS;
 	if (unlikely(!sroce_req_op_ok(qp->init.qp_type, op)))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (w->flags & SROCE_WQE_INLINE) {
@@ -579,6 +586,25 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return true;
 }
 
+/*
+ * A local operation (REG_MR, LOCAL_INV) at req.next: executed once every
+ * earlier WQE has completed, so it completes in order and never changes an
+ * MR under a transfer still in flight; it has no PSN.
+ */
+static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_req *req = &qp->req;
+	enum ib_wc_status st = sroce_fr_execute(qp, swqe);
+
+	swqe->started = true;
+	swqe->len = 0;
+	req->next++;
+	if (st == IB_WC_SUCCESS)
+		sroce_req_complete(qp, req->next - 1, st);
+	else
+		sroce_req_fatal(qp, req->next - 1, st);
+}
+
 void sroce_req_run_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -597,6 +623,13 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		swqe = sroce_req_swqe(qp, req->next);
+		if (sroce_fr_local_op(swqe->wqe.opcode)) {
+			/* After every earlier WQE has completed (fr.h). */
+			if (req->done != req->next)
+				return;
+			sroce_req_local(qp, swqe);
+			continue;
+		}
 		if (!sroce_req_may_send(qp, swqe) || !sroce_req_cpu_ok(qp))
 			return;
 		if (!budget--) {

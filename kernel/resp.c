@@ -19,15 +19,16 @@
  *     request was fatal (IBA 9.9.3: invalid request, remote access and
  *     remote operational errors put the responder's QP in error).
  *
- * Receive WQEs are copied out of the RQ ring once, validated on the copy
- * (num_sge <= rq.max_sge) and given back to the ring at once; the copy in
- * resp.wqe is the WQE until its CQE is posted.
+ * Receive WQEs are copied out of the RQ ring (or the QP's SRQ, srq.c) once,
+ * validated on the copy (num_sge <= rq.max_sge) and given back to the ring
+ * at once; the copy in resp.wqe is the WQE until its CQE is posted.
  */
 #include <linux/skbuff.h>
 
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "mr.h"
 #include "pkt.h"
@@ -39,6 +40,7 @@
 #include "req.h"
 #include "resp.h"
 #include "resp_rd.h"
+#include "srq.h"
 
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_LEN 40
@@ -172,6 +174,12 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 
 	lockdep_assert_held(&r->lock);
 
+	if (qp->ibqp.srq) {
+		ready = sroce_srq_take(to_ssrq(qp->ibqp.srq), &r->wqe, r->sge);
+		if (ready <= 0)
+			return ready < 0 ? -EPROTO : -EAGAIN;
+		goto taken;
+	}
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	ready = sroce_queue_peer_prod(q);
 	if (ready <= 0) {
@@ -187,7 +195,7 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 		memcpy(r->sge, slot + 1, r->wqe.num_sge * sizeof(r->sge[0]));
 	sroce_queue_consume(q, 1);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
-
+taken:
 	r->wqe_valid = true;
 	if (unlikely(r->wqe.num_sge == U32_MAX)) {
 		r->wqe.num_sge = 0;
@@ -255,10 +263,16 @@ static enum sroce_resp_act sroce_resp_send(struct sroce_resp_ctx *c,
 			sroce_immdt_imm(sroce_rx_ext(skb, SROCE_EXT_IMMDT));
 		cqe.wc_flags |= IB_WC_WITH_IMM;
 	} else if (flags & SROCE_OPF_INV) {
-		/* Reported; sroce has no MWs/FRMRs an rkey could name. */
 		cqe.ex.invalidate_rkey =
 			sroce_ieth_rkey(sroce_rx_ext(skb, SROCE_EXT_IETH));
 		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
+		/* IBA 9.4.1.1: invalidate before the receive completes. */
+		if (unlikely(sroce_fr_invalidate(c->sdev, qp->ibqp.pd,
+						 cqe.ex.invalidate_rkey))) {
+			sroce_resp_complete_err(c, IB_WC_REM_INV_REQ_ERR);
+			return SROCE_ACT_NAK_INV;
+		}
+		sroce_counter_inc(c->sdev, SROCE_CNT_FR_REMOTE_INV);
 	}
 	r->msn++;
 	sroce_resp_complete(c, IB_WC_SUCCESS, &cqe,
@@ -747,8 +761,12 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	r->rd_send = r->rd_head; /* no more responses */
 	r->ack_pending = false;
 	sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
-	/* Stops at an empty ring or at an impossible user index. */
-	while (sroce_resp_take_wqe(qp) != -EAGAIN && r->wqe_valid)
+	/*
+	 * Stops at an empty ring or at an impossible user index.  An SRQ's
+	 * WQEs belong to the SRQ: only the one this QP holds is flushed.
+	 */
+	while (!qp->ibqp.srq && sroce_resp_take_wqe(qp) != -EAGAIN &&
+	       r->wqe_valid)
 		sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
 	spin_unlock_irqrestore(&r->lock, flags);
 }

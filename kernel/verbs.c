@@ -9,10 +9,13 @@
 #include "ah.h"
 #include "cq.h"
 #include "device.h"
+#include "fr.h"
 #include "mr.h"
+#include "mw.h"
 #include "pd.h"
 #include "qp.h"
 #include "queue.h"
+#include "srq.h"
 #include "verbs.h"
 
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuctx,
@@ -53,6 +56,10 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	.alloc_mw = sroce_alloc_mw,
+	.dealloc_mw = sroce_dealloc_mw,
 
 	.create_cq = sroce_create_cq,
 	.destroy_cq = sroce_destroy_cq,
@@ -67,6 +74,12 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
 
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
@@ -74,8 +87,10 @@ const struct ib_device_ops sroce_verbs_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuctx),
 };
 

@@ -397,25 +397,33 @@ struct verbs_context_ops {
 	static_assert(offsetof(struct verbs_context_ops, member) == \
 			      (n) * sizeof(void (*)(void)),         \
 		      "verbs_context_ops." #member)
+SROCE_ABI_OPS_SLOT(alloc_mw, 2);
 SROCE_ABI_OPS_SLOT(alloc_pd, 5);
+SROCE_ABI_OPS_SLOT(bind_mw, 10);
 SROCE_ABI_OPS_SLOT(create_ah, 13);
 SROCE_ABI_OPS_SLOT(create_cq, 15);
 SROCE_ABI_OPS_SLOT(create_cq_ex, 16);
 SROCE_ABI_OPS_SLOT(create_qp, 19);
 SROCE_ABI_OPS_SLOT(create_qp_ex, 20);
+SROCE_ABI_OPS_SLOT(create_srq, 22);
+SROCE_ABI_OPS_SLOT(dealloc_mw, 25);
 SROCE_ABI_OPS_SLOT(dealloc_pd, 26);
 SROCE_ABI_OPS_SLOT(dereg_mr, 28);
 SROCE_ABI_OPS_SLOT(destroy_ah, 29);
 SROCE_ABI_OPS_SLOT(destroy_cq, 31);
 SROCE_ABI_OPS_SLOT(destroy_qp, 34);
+SROCE_ABI_OPS_SLOT(destroy_srq, 36);
 SROCE_ABI_OPS_SLOT(free_context, 39);
 SROCE_ABI_OPS_SLOT(modify_qp, 47);
+SROCE_ABI_OPS_SLOT(modify_srq, 49);
 SROCE_ABI_OPS_SLOT(poll_cq, 53);
 SROCE_ABI_OPS_SLOT(post_recv, 54);
 SROCE_ABI_OPS_SLOT(post_send, 55);
+SROCE_ABI_OPS_SLOT(post_srq_recv, 57);
 SROCE_ABI_OPS_SLOT(query_device_ex, 58);
 SROCE_ABI_OPS_SLOT(query_port, 60);
 SROCE_ABI_OPS_SLOT(query_qp, 61);
+SROCE_ABI_OPS_SLOT(query_srq, 64);
 SROCE_ABI_OPS_SLOT(reg_mr, 68);
 SROCE_ABI_OPS_SLOT(req_notify_cq, 69);
 SROCE_ABI_OPS_SLOT(resize_cq, 71);
@@ -468,6 +476,10 @@ SROCE_ABI_WRITE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 SROCE_ABI_WRITE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 SROCE_ABI_WRITE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
 SROCE_ABI_WRITE_CMD(ibv_query_qp, ib_uverbs_query_qp);
+SROCE_ABI_WRITE_CMD(ibv_create_srq, ib_uverbs_create_srq);
+SROCE_ABI_WRITE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
+SROCE_ABI_WRITE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+SROCE_ABI_WRITE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 SROCE_ABI_WRITE_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
 SROCE_ABI_WRITE_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp);
 
@@ -484,6 +496,8 @@ static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32,
 	      "ib_uverbs_create_qp_resp");
 static_assert(sizeof(struct ib_uverbs_ex_create_qp_resp) == 40,
 	      "ib_uverbs_ex_create_qp_resp");
+static_assert(sizeof(struct ib_uverbs_create_srq_resp) == 16,
+	      "ib_uverbs_create_srq_resp");
 static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4,
 	      "ib_uverbs_create_ah_resp");
 
@@ -558,6 +572,22 @@ int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);

@@ -55,6 +55,11 @@ static_assert(SROCE_WR_SEND_WITH_INV == (int)IBV_WR_SEND_WITH_INV,
 static_assert(SROCE_WR_ATOMIC_FETCH_AND_ADD == (int)IBV_WR_ATOMIC_FETCH_AND_ADD,
 	      "fetch and add opcode");
 
+/* Rights a window may grant (IBA 10.6.7.2.1); LOCAL_WRITE is ignored. */
+#define SROCE_MW_BIND_ACCESS                                \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
 #define SROCE_SEND_FLAGS                                           \
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 	 IBV_SEND_INLINE)
@@ -76,7 +81,7 @@ struct sroce_post_send_cmd {
 static_assert(sizeof(struct sroce_post_send_cmd) % 4 == 0,
 	      "POST_SEND is counted in 4-byte words");
 
-static int sroce_sq_doorbell(struct ibv_qp *ibqp)
+int sroce_sq_doorbell(struct ibv_qp *ibqp)
 {
 	struct ib_uverbs_post_send_resp resp;
 	struct sroce_post_send_cmd cmd = {
@@ -120,8 +125,12 @@ static bool sroce_send_opcode_ok(enum ibv_qp_type type,
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC;
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+		/* Memory windows (IBA 10.6.7): RC and UC. */
+		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	default:
-		/* LOCAL_INV, BIND_MW, TSO, driver opcodes: not supported. */
+		/* TSO, driver opcodes: not supported. */
 		return false;
 	}
 }
@@ -149,6 +158,24 @@ static int64_t sroce_inline_len(const struct ibv_send_wr *wr, uint32_t max)
 	return (int64_t)total;
 }
 
+int sroce_bind_check(const struct ibv_mw *mw, const struct ibv_mw_bind_info *bi,
+		     unsigned int flags)
+{
+	if (!mw || flags & ~SROCE_SEND_FLAGS || flags & IBV_SEND_INLINE)
+		return EINVAL;
+	if (bi->mw_access_flags & ~SROCE_MW_BIND_ACCESS)
+		return EINVAL;
+	if (bi->length) {
+		/* The window lies inside an MR created with MW_BIND. */
+		if (!bi->mr || bi->addr < (uintptr_t)bi->mr->addr ||
+		    bi->length > bi->mr->length ||
+		    bi->addr - (uintptr_t)bi->mr->addr >
+			    bi->mr->length - bi->length)
+			return EINVAL;
+	}
+	return 0;
+}
+
 /* Every check that does not need the ring; 0 or a positive errno. */
 static int sroce_send_check(const struct sroce_qp *sqp,
 			    const struct ibv_send_wr *wr)
@@ -157,6 +184,14 @@ static int sroce_send_check(const struct sroce_qp *sqp,
 
 	if (!sroce_send_opcode_ok(type, wr->opcode))
 		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return sroce_bind_check(wr->bind_mw.mw, &wr->bind_mw.bind_info,
+					wr->send_flags);
+	if (wr->opcode == IBV_WR_LOCAL_INV)
+		return wr->send_flags & ~SROCE_SEND_FLAGS ||
+				       wr->send_flags & IBV_SEND_INLINE ?
+			       EINVAL :
+			       0;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sqp->max_send_sge)
 		return EINVAL;
 	if (wr->send_flags & ~SROCE_SEND_FLAGS)
@@ -226,6 +261,17 @@ static void sroce_send_wqe_fill(const struct sroce_qp *sqp, void *slot,
 	w.wr_id = wr->wr_id;
 	w.opcode = wr->opcode;
 	w.flags = flags;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		sroce_bind_wqe(&w, wr->bind_mw.mw, wr->bind_mw.rkey,
+			       &wr->bind_mw.bind_info);
+		memcpy(slot, &w, sizeof(w));
+		return;
+	}
+	if (wr->opcode == IBV_WR_LOCAL_INV) {
+		w.ex.invalidate_rkey = wr->invalidate_rkey;
+		memcpy(slot, &w, sizeof(w));
+		return;
+	}
 	if (wr->opcode == IBV_WR_SEND_WITH_INV)
 		w.ex.invalidate_rkey = wr->invalidate_rkey;
 	else if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
@@ -253,11 +299,22 @@ static void sroce_send_wqe_fill(const struct sroce_qp *sqp, void *slot,
 	memcpy(slot, &w, sizeof(w));
 }
 
+void sroce_bind_wqe(struct sroce_send_wqe *w, const struct ibv_mw *mw,
+		    uint32_t rkey, const struct ibv_mw_bind_info *bi)
+{
+	w->ex.bind_rkey = rkey;
+	w->bind_access = bi->mw_access_flags;
+	w->wr.bind.mw_rkey = mw->rkey;
+	w->wr.bind.addr = bi->addr;
+	w->wr.bind.length = bi->length;
+	w->wr.bind.mr_lkey = bi->length ? bi->mr->lkey : 0;
+}
+
 /*
  * Send WRs are accepted in RTS, SQD, SQE and ERR (IBA 10.3.1: in ERR they
  * complete with a flush error); RESET, INIT and RTR refuse them.
  */
-static bool sroce_sq_state_ok(enum ibv_qp_state state)
+bool sroce_sq_state_ok(enum ibv_qp_state state)
 {
 	return state == IBV_QPS_RTS || state == IBV_QPS_SQD ||
 	       state == IBV_QPS_SQE || state == IBV_QPS_ERR;
@@ -317,7 +374,7 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* ---- receive ---- */
 
-static void sroce_recv_wqe_fill(void *slot, const struct ibv_recv_wr *wr)
+void sroce_recv_wqe_fill(void *slot, const struct ibv_recv_wr *wr)
 {
 	struct sroce_recv_wqe w = {
 		.wr_id = wr->wr_id,

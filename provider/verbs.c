@@ -19,6 +19,7 @@
 #include "poll.h"
 #include "sroce.h"
 #include "verbs.h"
+#include "wr.h"
 
 /*
  * Responses: the kernel's core response, then sroce's driver data
@@ -55,11 +56,12 @@ SROCE_RESP(sroce_create_ah_uresp, ib_uverbs_create_ah_resp,
 #define SROCE_CQ_CREATE_FLAGS IBV_CREATE_CQ_ATTR_SINGLE_THREADED
 
 /*
- * Extended-QP creation features.  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (the
- * ibv_wr_* API) needs the data path and is refused until it exists.
+ * Extended-QP creation features.  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS gives
+ * the QP the ibv_wr_* API (wr.c).
  */
-#define SROCE_QP_INIT_ATTR_MASK \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+#define SROCE_QP_INIT_ATTR_MASK                                \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /* ---- Device and port ---- */
 
@@ -473,6 +475,15 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* Checked before the kernel is asked: a refusal leaves nothing. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = sroce_wr_check_send_ops(attr->qp_type,
+					      attr->send_ops_flags);
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
+	}
 
 	sqp = sroce_qp_alloc();
 	if (!sqp) {
@@ -490,10 +501,11 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err_destroy;
 	sqp->sq_sig_all = attr->sq_sig_all;
-	/*
-	 * VERBS_QP_EX stays clear: ibv_qp_to_qp_ex() returns NULL until the
-	 * data path fills the ibv_wr_* callbacks.
-	 */
+	/* Without send_ops_flags ibv_qp_to_qp_ex() keeps returning NULL. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sroce_wr_set_ops(sqp, attr->send_ops_flags);
+		sqp->vqp.comp_mask |= VERBS_QP_EX;
+	}
 	return &sqp->vqp.qp;
 
 err_destroy:

@@ -38,6 +38,20 @@ struct sroce_cq {
 	struct sroce_cqe cur;
 };
 
+/*
+ * The ibv_wr_* batch being built (wr.c).  Valid from wr_start to
+ * wr_complete/wr_abort, which is exactly the time sq_lock is held: the
+ * lock guards it.
+ */
+struct sroce_wr_batch {
+	struct sroce_send_wqe *cur; /* WQE being built (unpublished slot) */
+	uint32_t prod; /* SQ prod at wr_start: slot of the first WQE */
+	uint32_t space; /* free SQ slots at wr_start */
+	uint32_t count; /* WQEs begun since wr_start */
+	int err; /* first invalid argument since wr_start, 0 if none */
+	bool has_ud_addr; /* cur was given wr_set_ud_addr */
+};
+
 struct sroce_qp {
 	struct verbs_qp vqp; /* must be first: libibverbs' view of the QP */
 	pthread_spinlock_t sq_lock; /* serialises producers of sq */
@@ -49,6 +63,8 @@ struct sroce_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	bool sq_sig_all; /* every send WQE asks for a completion */
+	uint64_t send_ops; /* IBV_QP_EX_WITH_* of create_qp_ex, constant */
+	struct sroce_wr_batch wr; /* guarded by sq_lock */
 };
 
 struct sroce_ah {

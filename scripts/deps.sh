@@ -10,7 +10,7 @@ pkgs=(
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev
 	librdmacm1 librdmacm-dev rdmacm-utils perftest python3-pyverbs
 	iproute2 iputils-ping tcpdump tshark ethtool procps clang-format
-	python3-docutils
+	python3-docutils nvme-cli
 )
 
 missing=()

@@ -49,6 +49,14 @@ enum dp_cmd {
 	DP_CMD_E_STATE, /* answer its QP state */
 	DP_CMD_E_MODIFY, /* move it to state val (RESET, ERR) */
 	DP_CMD_E_GUARD, /* check the bytes around (and in) the MR */
+	/* SRQ cases (dp_srq.c), on a fresh RC QP receiving through an SRQ: */
+	DP_CMD_S_SETUP, /* new SRQ of len WRs + QP on it, connect */
+	DP_CMD_S_POST, /* post val receives on the SRQ */
+	DP_CMD_S_EXPECT, /* val receive completions, data of seed */
+	DP_CMD_S_LIMIT, /* modify_srq(srq_limit = val): val = its errno */
+	DP_CMD_S_EVENT, /* wait val ms for async event op: val = seen */
+	DP_CMD_S_MODIFY, /* move the QP to state val */
+	DP_CMD_S_QUIET, /* no receive completion in val ms: val = 1 if one */
 };
 
 struct dp_msg {
@@ -92,11 +100,22 @@ struct dp_res {
 	uint32_t max_send_sge, max_recv_sge, max_inline, max_recv_wr;
 	uint32_t rd_atom;
 	uint32_t psn;
+	/* Client -X: rc_qp and ud_qp post through the ibv_wr_* API. */
+	int use_wr;
 	/* Server: the receive being waited for (one at a time). */
 	struct ibv_sge rsge[DP_MAX_SGE];
 	int rn;
 };
 
+/* send_ops_flags of the -X QPs: every operation dp_test sends. */
+#define DP_WR_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define DP_WR_RC_OPS                                                     \
+	(DP_WR_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE |                      \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                             \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+/* dp_res_open() keeps r->use_wr as the caller set it. */
 int dp_res_open(struct dp_res *r, const char *dev, int gid_idx,
 		uint32_t max_len);
 void dp_res_close(struct dp_res *r);
@@ -144,8 +163,27 @@ void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
 		  dp_report_fn report);
 int dp_err_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
 
+/* Shared receive queues (dp_srq.c). */
+int dp_srq_ntests(void);
+void dp_srq_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
+		  dp_report_fn report);
+int dp_srq_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);
+
 /* The provider's user-space checks (errno, bad_wr), no peer involved. */
 int dp_local_ntests(void);
 void dp_local_tests(struct dp_res *r, dp_report_fn report);
+
+/*
+ * ibv_post_send, or with r->use_wr (and an extended QP) the same chain as
+ * one ibv_wr_start .. ibv_wr_complete batch (dp_wr.c); *bad = wr if the
+ * batch failed (the wr_* API posts all or nothing).
+ */
+int dp_post_send(struct dp_res *r, struct ibv_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad);
+
+/* The ibv_wr_* API's checks and batch semantics (dp_wr.c, -X only). */
+int dp_wr_ntests(void);
+void dp_wr_tests(struct dp_res *r, const struct dp_peer *peer,
+		 dp_report_fn report);
 
 #endif /* SROCE_TEST_DP_H */

@@ -607,6 +607,158 @@ static int e_recv_short(char *err, size_t el)
 	return e_srv_state(IBV_QPS_ERR, err, el);
 }
 
+/*
+ * A SEND with Invalidate whose rkey names no fast-registration MR (here
+ * the server's ordinary MR, which cannot be invalidated): the responder
+ * completes its receive with REM_INV_REQ_ERR and NAKs Invalid Request
+ * (as rdma_rxe), so the requester gets REM_INV_REQ_ERR too.
+ */
+static int e_send_inv(char *err, size_t el)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)R->buf,
+			       .length = 32,
+			       .lkey = R->mr->lkey };
+	struct ibv_send_wr wr = {}, *bad;
+	struct dp_ans a;
+	int ret;
+
+	if (e_pair(E_ALL_ACCESS, &e_default, err, el))
+		return -1;
+	if (e_ask(DP_CMD_E_POST_RECV, 64, 0, 0, &a)) {
+		snprintf(err, el, "server: %s", a.msg);
+		return -1;
+	}
+	wr.wr_id = 0x1b5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = srv.rkey;
+	ret = ibv_post_send(C.qp, &wr, &bad);
+	if (ret) {
+		snprintf(err, el, "ibv_post_send: %s", strerror(ret));
+		return -1;
+	}
+	if (e_expect(0x1b5, IBV_WC_REM_INV_REQ_ERR, E_WAIT_MS, "SEND_WITH_INV",
+		     err, el) ||
+	    e_srv_recv(IBV_WC_REM_INV_REQ_ERR, 64, 0, err, el) ||
+	    e_flushed(err, el))
+		return -1;
+	return e_srv_state(IBV_QPS_ERR, err, el);
+}
+
+/*
+ * Memory windows, on the client's fresh QP.  @c 0: a type 1 window bound
+ * to an MR with MW_BIND completes (IBV_WC_BIND_MW); the MR cannot be
+ * deregistered while the window is bound (EBUSY), then can after
+ * dealloc_mw.  @c 1: a bind past the MR's end is refused by ibv_bind_mw
+ * (EINVAL) and nothing completes.  @c 2: a type 2 bind on an MR without
+ * MW_BIND completes with MW_BIND_ERR and the QP is flushed.
+ */
+static int e_mw(int c, char *err, size_t el)
+{
+	struct ibv_mr *mr = NULL, *target = R->mr;
+	struct ibv_mw *mw = NULL;
+	struct ibv_mw_bind b = {};
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+	int ret, rc = -1;
+
+	if (e_pair(E_ALL_ACCESS, &e_default, err, el))
+		return -1;
+	if (c < 2) {
+		mr = ibv_reg_mr(R->pd, R->buf + R->size / 2, 4096,
+				IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE |
+					IBV_ACCESS_MW_BIND);
+		if (!mr) {
+			snprintf(err, el, "reg_mr with MW_BIND: %s",
+				 strerror(errno));
+			return -1;
+		}
+		target = mr;
+	}
+	mw = ibv_alloc_mw(R->pd, c < 2 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+	if (!mw) {
+		snprintf(err, el, "alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	b.wr_id = 0x3b1d;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = target;
+	b.bind_info.addr = (uintptr_t)target->addr;
+	b.bind_info.length = c == 1 ? target->length + 1 : 1024;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (c == 2) {
+		wr.wr_id = 0x3b1d;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.bind_mw.mw = mw;
+		wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+		wr.bind_mw.bind_info = b.bind_info;
+		ret = ibv_post_send(C.qp, &wr, &bad);
+	} else {
+		ret = ibv_bind_mw(C.qp, mw, &b);
+	}
+	if (c == 1) {
+		if (ret != EINVAL) {
+			snprintf(err, el, "bind past the MR: %d, want EINVAL",
+				 ret);
+			goto out;
+		}
+		if (!e_poll(C.scq, &wc, 200)) {
+			snprintf(err, el, "a refused bind completed");
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
+	if (ret) {
+		snprintf(err, el, "bind: %s", strerror(ret));
+		goto out;
+	}
+	if (c == 2) {
+		rc = e_expect(0x3b1d, IBV_WC_MW_BIND_ERR, E_WAIT_MS, "BIND_MW",
+			      err, el) ||
+		     e_flushed(err, el);
+		goto out;
+	}
+	if (e_poll(C.scq, &wc, E_WAIT_MS) || wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != IBV_WC_BIND_MW) {
+		snprintf(err, el, "bind completion: %s opcode %d",
+			 ibv_wc_status_str(wc.status), wc.opcode);
+		goto out;
+	}
+	ret = ibv_dereg_mr(mr);
+	if (ret != EBUSY) {
+		if (!ret)
+			mr = NULL;
+		snprintf(err, el, "dereg_mr of a bound MR: %d, want EBUSY",
+			 ret);
+		goto out;
+	}
+	ret = ibv_dealloc_mw(mw);
+	mw = NULL;
+	if (ret) {
+		snprintf(err, el, "dealloc_mw: %s", strerror(ret));
+		goto out;
+	}
+	ret = ibv_dereg_mr(mr);
+	mr = NULL;
+	if (ret) {
+		snprintf(err, el, "dereg_mr after dealloc_mw: %s",
+			 strerror(ret));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (mr)
+		ibv_dereg_mr(mr);
+	return rc;
+}
+
 #define E_NO(a) (E_ALL_ACCESS & ~(a))
 
 static const char *const e_names[] = {
@@ -624,6 +776,10 @@ static const char *const e_names[] = {
 	"SEND with a bad lkey: LOC_PROT_ERR, responder unaffected",
 	"SEND SGE past its MR's end: LOC_PROT_ERR, responder unaffected",
 	"SEND longer than the receive: REM_INV_REQ_ERR and LOC_LEN_ERR",
+	"SEND_WITH_INV of a non-invalidatable rkey: REM_INV_REQ_ERR both sides",
+	"MW type 1 bound: BIND_MW completes; dereg_mr EBUSY until dealloc_mw",
+	"MW bind past the MR's end: ibv_bind_mw EINVAL, nothing completes",
+	"MW type 2 bind on an MR without MW_BIND: MW_BIND_ERR, then flush",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -670,6 +826,12 @@ static int e_case(int i, char *err, size_t el)
 		return e_local_prot(0, err, el);
 	case 13:
 		return e_recv_short(err, el);
+	case 14:
+		return e_send_inv(err, el);
+	case 15:
+	case 16:
+	case 17:
+		return e_mw(i - 15, err, el);
 	default:
 		return -1;
 	}

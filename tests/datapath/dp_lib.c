@@ -17,8 +17,43 @@ static uint32_t mtu_bytes(enum ibv_mtu m)
 	return 128U << m;
 }
 
+/*
+ * ibv_create_qp, or with @send_ops the same QP through ibv_create_qp_ex
+ * with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (the ibv_wr_* API, dp_test -X).
+ */
+static struct ibv_qp *create_qp(struct dp_res *r, struct ibv_qp_init_attr *a,
+				uint64_t send_ops)
+{
+	struct ibv_qp_init_attr_ex x = {};
+	struct ibv_qp *qp;
+
+	if (!send_ops)
+		return ibv_create_qp(r->pd, a);
+	x.qp_context = a->qp_context;
+	x.send_cq = a->send_cq;
+	x.recv_cq = a->recv_cq;
+	x.srq = a->srq;
+	x.cap = a->cap;
+	x.qp_type = a->qp_type;
+	x.sq_sig_all = a->sq_sig_all;
+	x.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	x.pd = r->pd;
+	x.send_ops_flags = send_ops;
+	qp = ibv_create_qp_ex(r->ctx, &x);
+	if (qp && !ibv_qp_to_qp_ex(qp)) {
+		fprintf(stderr, "dp_test: ibv_qp_to_qp_ex returned NULL\n");
+		ibv_destroy_qp(qp);
+		errno = EPROTO;
+		return NULL;
+	}
+	if (qp)
+		a->cap = x.cap;
+	return qp;
+}
+
 static struct ibv_qp *make_qp(struct dp_res *r, enum ibv_qp_type type,
-			      struct ibv_cq *scq, struct ibv_cq *rcq)
+			      struct ibv_cq *scq, struct ibv_cq *rcq,
+			      uint64_t send_ops)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = scq,
@@ -34,11 +69,11 @@ static struct ibv_qp *make_qp(struct dp_res *r, enum ibv_qp_type type,
 	};
 	struct ibv_qp *qp;
 
-	qp = ibv_create_qp(r->pd, &a);
+	qp = create_qp(r, &a, send_ops);
 	if (!qp) {
 		/* A device without inline support refuses the request. */
 		a.cap.max_inline_data = 0;
-		qp = ibv_create_qp(r->pd, &a);
+		qp = create_qp(r, &a, send_ops);
 	}
 	if (!qp) {
 		fprintf(stderr, "dp_test: ibv_create_qp(%d): %s\n", type,
@@ -74,9 +109,10 @@ int dp_res_open(struct dp_res *r, const char *dev, int gid_idx,
 	struct ibv_device **list;
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
-	int i, n;
+	int i, n, use_wr = r->use_wr;
 
 	memset(r, 0, sizeof(*r));
+	r->use_wr = use_wr;
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev))
@@ -127,11 +163,12 @@ int dp_res_open(struct dp_res *r, const char *dev, int gid_idx,
 			return -1;
 		}
 	}
-	r->rc_qp = make_qp(r, IBV_QPT_RC, r->cq[DP_CQ_SEND], r->cq[DP_CQ_RECV]);
+	r->rc_qp = make_qp(r, IBV_QPT_RC, r->cq[DP_CQ_SEND], r->cq[DP_CQ_RECV],
+			   r->use_wr ? DP_WR_RC_OPS : 0);
 	r->ud_qp = make_qp(r, IBV_QPT_UD, r->cq[DP_CQ_UD_SEND],
-			   r->cq[DP_CQ_UD_RECV]);
+			   r->cq[DP_CQ_UD_RECV], r->use_wr ? DP_WR_UD_OPS : 0);
 	r->spare_qp =
-		make_qp(r, IBV_QPT_RC, r->cq[DP_CQ_SEND], r->cq[DP_CQ_RECV]);
+		make_qp(r, IBV_QPT_RC, r->cq[DP_CQ_SEND], r->cq[DP_CQ_RECV], 0);
 	if (!r->rc_qp || !r->ud_qp || !r->spare_qp)
 		return -1;
 	return 0;

@@ -214,7 +214,9 @@ int dp_serve(struct dp_res *r, int fd)
 			dp_ctl_send(fd, &a, sizeof(a));
 			return 0;
 		default:
-			if (m.cmd >= DP_CMD_E_SETUP)
+			if (m.cmd >= DP_CMD_S_SETUP)
+				ret = dp_srq_serve(r, &m, &a);
+			else if (m.cmd >= DP_CMD_E_SETUP)
 				ret = dp_err_serve(r, &m, &a);
 			break;
 		}
@@ -286,7 +288,7 @@ void dp_local_tests(struct dp_res *r, dp_report_fn report)
 
 	wr.opcode = IBV_WR_BIND_MW;
 	expect_send_err(r->rc_qp, &wr, EINVAL,
-			"unsupported opcode (BIND_MW) on RC: EINVAL", report);
+			"BIND_MW naming no memory window: EINVAL", report);
 
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags |= IBV_SEND_INLINE;

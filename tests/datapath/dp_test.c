@@ -8,7 +8,11 @@
  *   server:  dp_test -d DEV -g GIDIDX [-p PORT]
  *   client:  dp_test -d DEV -g GIDIDX [-p PORT] -c SERVER_IP [-n N]
  *            [-S SEED] [-m MAXBYTES]
- *   plan:    dp_test -P [-n N]   (number of KTAP test cases of a client run)
+ *   plan:    dp_test -P [-X] [-n N]   (KTAP test cases of a client run)
+ *
+ * -X (client): the client's RC and UD QPs are made by ibv_create_qp_ex
+ * with send_ops_flags and every send goes through the ibv_wr_* API
+ * (dp_wr.c), plus that API's own checks.
  *
  * The client drives; the server owns the remote buffer and the receive
  * side and follows the client's commands on a TCP control connection
@@ -19,7 +23,8 @@
  * (UD SEND with GRH) whose CQs are extended CQs polled with
  * ibv_start_poll/next_poll/end_poll, and one spare RC QP kept in INIT for
  * the user-space validation checks of the provider.  The error cases
- * (dp_err.c) run last, each on a fresh QP pair of its own.
+ * (dp_err.c) and the shared receive queue cases (dp_srq.c) run last, on
+ * fresh QP pairs of their own.
  */
 #include "dp.h"
 
@@ -74,7 +79,7 @@ static int send_and_wait(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	struct ibv_wc wc;
 	int ret;
 
-	ret = ibv_post_send(qp, wr, &bad);
+	ret = dp_post_send(&R, qp, wr, &bad);
 	if (ret) {
 		snprintf(err, errlen, "ibv_post_send: %s", strerror(ret));
 		return -1;
@@ -336,7 +341,7 @@ static int t_unsignaled(char *err, size_t el)
 		wr[i].wr.rdma.rkey = peer.rkey;
 		wr[i].next = i < 7 ? &wr[i + 1] : NULL;
 	}
-	ret = ibv_post_send(R.rc_qp, wr, &bad);
+	ret = dp_post_send(&R, R.rc_qp, wr, &bad);
 	if (ret) {
 		snprintf(err, el, "ibv_post_send of a chain of 8: %s",
 			 strerror(ret));
@@ -407,7 +412,7 @@ static int t_bad_rkey(char *err, size_t el)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = peer.addr;
 	wr.wr.rdma.rkey = peer.rkey ^ 0x5a5a00;
-	ret = ibv_post_send(R.rc_qp, &wr, &bad);
+	ret = dp_post_send(&R, R.rc_qp, &wr, &bad);
 	if (ret) {
 		snprintf(err, el, "ibv_post_send: %s", strerror(ret));
 		return -1;
@@ -423,7 +428,7 @@ static int t_bad_rkey(char *err, size_t el)
 	}
 	wr.wr_id = 0xf15;
 	wr.wr.rdma.rkey = peer.rkey;
-	ret = ibv_post_send(R.rc_qp, &wr, &bad);
+	ret = dp_post_send(&R, R.rc_qp, &wr, &bad);
 	if (ret) {
 		snprintf(err, el, "post in ERR: %s", strerror(ret));
 		return -1;
@@ -478,7 +483,8 @@ static int ktap_n, npass, nfail;
 /* Test cases of a client run with @iters rounds (what -P prints). */
 static int dp_plan(int iters)
 {
-	return dp_local_ntests() + K_NKINDS * iters + 3 + dp_err_ntests();
+	return dp_local_ntests() + (R.use_wr ? dp_wr_ntests() : 0) +
+	       K_NKINDS * iters + 3 + dp_err_ntests() + dp_srq_ntests();
 }
 
 static void report(int ok, const char *name, const char *err)
@@ -500,10 +506,13 @@ static int run_client(int iters)
 	int k, i, ok, stop = 0, timeouts = 0;
 	int plan = dp_plan(iters);
 
-	printf("KTAP version 1\n# dp_test on %s, seed %llu, max %u B\n1..%d\n",
+	printf("KTAP version 1\n# dp_test on %s, seed %llu, max %u B%s\n1..%d\n",
 	       ibv_get_device_name(R.ctx->device),
-	       (unsigned long long)rng_state, max_len, plan);
+	       (unsigned long long)rng_state, max_len,
+	       R.use_wr ? ", sends through ibv_wr_*" : "", plan);
 	dp_local_tests(&R, report);
+	if (R.use_wr)
+		dp_wr_tests(&R, &peer, report);
 
 	for (i = 0; i < iters; i++) {
 		for (k = 0; k < K_NKINDS; k++) {
@@ -609,10 +618,12 @@ static int run_client(int iters)
 	       stop ? "skipped after a fatal error" : err);
 
 	if (stop) {
-		for (k = 0; k < dp_err_ntests(); k++)
-			report(0, "error case", "skipped after a fatal error");
+		for (k = 0; k < dp_err_ntests() + dp_srq_ntests(); k++)
+			report(0, "error or SRQ case",
+			       "skipped after a fatal error");
 	} else {
 		dp_err_tests(&R, ctl_fd, &peer, report);
+		dp_srq_tests(&R, ctl_fd, &peer, report);
 	}
 
 	{
@@ -628,7 +639,7 @@ static int run_client(int iters)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dp_test -d DEV -g GIDIDX [-p PORT] [-c SERVER] [-n ITERS] [-S SEED] [-m MAXBYTES]\n       dp_test -P [-n ITERS]\n");
+		"usage: dp_test -d DEV -g GIDIDX [-p PORT] [-c SERVER] [-n ITERS] [-S SEED] [-m MAXBYTES] [-X]\n       dp_test -P [-X] [-n ITERS]\n");
 	exit(2);
 }
 
@@ -638,10 +649,13 @@ int main(int argc, char **argv)
 	int gid = -1, port = 18515, iters = 4, c, ret, plan_only = 0;
 
 	rng_state = (uint64_t)time(NULL) | 1;
-	while ((c = getopt(argc, argv, "d:g:p:c:n:S:m:P")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:c:n:S:m:PX")) != -1) {
 		switch (c) {
 		case 'P':
 			plan_only = 1;
+			break;
+		case 'X':
+			R.use_wr = 1;
 			break;
 		case 'd':
 			dev = optarg;

@@ -13,7 +13,10 @@
 # misaligned atomic) with the responder's QP state, its flushed receive and
 # the memory around the MR checked, and local protection / length errors.
 # dp_test's own KTAP results are relayed one by one; the run is repeated
-# over IPv6.
+# over IPv6, and once more over IPv4 with the client posting every send
+# through the extended API (ibv_create_qp_ex + ibv_wr_*, dp_test -X) plus
+# that API's own checks (batch all-or-nothing, wr_abort, invalid setters,
+# inline lengths that wrap size_t).
 #
 # Topology: make_two_ns (see lib.sh):
 #
@@ -26,6 +29,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 N4=${DP_ITERS:-3}	# rounds of every opcode over IPv4 (max 4 MiB)
 N6=${DP_ITERS6:-2}	# rounds over IPv6 (max 256 KiB)
+NX=${DP_ITERSX:-2}	# rounds through ibv_wr_* over IPv4 (max 1 MiB)
 
 dp=$(dp_binary)
 if [ -z "$dp" ]; then
@@ -35,7 +39,8 @@ if [ -z "$dp" ]; then
 fi
 p4=$("$dp" -P -n "$N4")
 p6=$("$dp" -P -n "$N6")
-ktap_begin $((3 + p4 + 1 + p6 + 1)) "dp_test between two sroce devices"
+px=$("$dp" -P -X -n "$NX")
+ktap_begin $((3 + p4 + 1 + p6 + 1 + px + 1)) "dp_test between two sroce devices"
 
 ktap_pass "dp_test built ($dp)"
 if ! ktap_check "load sroce.ko" load_sroce ||
@@ -77,5 +82,7 @@ run_dp() {
 
 run_dp IPv4 "$p4" 18515 10.11.0.2 10.11.0.1 10.11.0.2 -n "$N4"
 run_dp IPv6 "$p6" 18516 fd00::2 fd00::1 fd00::2 -n "$N6" -m 262144
+run_dp "IPv4 ibv_wr" "$px" 18517 10.11.0.2 10.11.0.1 10.11.0.2 -n "$NX" \
+	-m 1048576 -X
 
 ktap_done

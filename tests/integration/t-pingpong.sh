@@ -3,7 +3,8 @@
 #
 # t-pingpong.sh - stock clients over the sroce data path: ibv_rc_pingpong,
 # ibv_uc_pingpong (1 B .. 1 MiB, content checked with --chk, RC also with
-# completion events), ibv_ud_pingpong (up to the path MTU), and perftest
+# completion events), ibv_ud_pingpong (up to the path MTU), ibv_srq_pingpong
+# (RC QPs receiving through one shared receive queue), and perftest
 # smoke runs (ib_write_bw, ib_send_bw, ib_read_bw, ib_write_lat,
 # ib_send_lat) with small iteration counts.  Every run has a timeout; the
 # throughput/latency figures are logged as diagnostics.
@@ -24,7 +25,7 @@ UC_RUNS="1:200 4096:200 65536:50 1048576:5"
 UD_SIZES="1 512 1024"
 PERF="ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat"
 
-ktap_begin 19 "ibv_*_pingpong and perftest between two sroce devices"
+ktap_begin 21 "ibv_*_pingpong and perftest between two sroce devices"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -65,6 +66,12 @@ done
 for s in $UD_SIZES; do
 	pingpong "ibv_ud_pingpong -s $s --chk" ibv_ud_pingpong "$s" 200 -c
 done
+# 16 QPs on one SRQ of 500 receives (ibv_srq_pingpong's defaults), then 4
+# QPs with an SRQ small enough to run dry and exercise RNR.
+pingpong "ibv_srq_pingpong -q 16 -s 4096 --chk" ibv_srq_pingpong 4096 20 \
+	-c -q 16
+pingpong "ibv_srq_pingpong -q 4 -r 8 -s 65536 --chk" ibv_srq_pingpong \
+	65536 20 -c -q 4 -r 8
 
 # perftest TOOL: one smoke run; rerun once when TCG clock calibration
 # makes it print all-zero results.

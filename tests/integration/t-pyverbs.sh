@@ -14,8 +14,8 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-suites=${SROCE_PYVERBS_TESTS:-test_device test_pd test_mr test_cq test_cqex
-	test_qp test_addr}
+suites=${SROCE_PYVERBS_TESTS:-test_device test_pd test_mr test_cq test_cqex test_qpex
+	test_qp test_addr test_atomic test_cq_events test_relaxed_ordering}
 
 ktap_begin 7 "pyverbs control path tests: rdma_rxe baseline, then sroce"
 

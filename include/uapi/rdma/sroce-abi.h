@@ -109,8 +109,12 @@ struct sroce_send_wqe {
 	union {
 		__be32 imm_data; /* *_WITH_IMM */
 		__u32 invalidate_rkey; /* SEND_WITH_INV, LOCAL_INV */
+		__u32 bind_rkey; /* BIND_MW: the window's new rkey */
 	} ex;
-	__u32 reserved0;
+	union {
+		__u32 reserved0;
+		__u32 bind_access; /* BIND_MW: IBV_ACCESS_REMOTE_* */
+	};
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -130,6 +134,12 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__aligned_u64 addr; /* first byte of the window */
+			__aligned_u64 length; /* 0 unbinds */
+			__u32 mr_lkey; /* MR the window lies in */
+			__u32 mw_rkey; /* the window's current rkey */
+		} bind; /* BIND_MW */
 	} wr;
 };
 

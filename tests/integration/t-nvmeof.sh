@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-nvmeof.sh - NVMe over Fabrics (RDMA) on sroce: the kernel's nvmet-rdma
+# target and nvme-rdma host, both kernel ULPs that use fast registration
+# (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR), SEND with Invalidate and
+# local invalidation through ib_core's CQ API.  64 MiB of random data are
+# written through the host block device with O_DIRECT, read back, and
+# compared with the source and with the target's backing file.  Two
+# rounds: the target with a receive queue per QP, then with nvmet-rdma's
+# use_srq=Y (kernel shared receive queues, post_srq_recv).
+#
+# Topology: make_init_veth (see lib.sh).  On Linux 6.1 nvmet-rdma and
+# nvme-rdma create their rdma_cm IDs in init_net, so target and host both
+# use sroce0 in init_net; the host connects to the device's own address
+# (loopback through the device, see Documentation/design.rst).
+#
+#   init_net: sroce0 on i1 (10.12.0.1) ==veth== i2 :ns3
+#             nvmet port 10.12.0.1:4420  <-  nvme connect -t rdma
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+NQN=nqn.2026-11.org.sroce:t-nvmeof
+MIB=${NVMEOF_MIB:-64}
+CFG=/sys/kernel/config/nvmet
+HW=/sys/class/infiniband/sroce0/ports/1/hw_counters
+ROUND_TESTS=6
+
+ktap_begin $((5 + 2 * ROUND_TESTS)) "NVMe-oF RDMA target and host over sroce"
+
+work=$(mktemp -d)
+dev=
+
+# teardown: host, then target configuration, then the modules.
+teardown() {
+	[ -n "$dev" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
+	dev=
+	rm -f "$CFG/ports/1/subsystems/$NQN" 2>/dev/null
+	rmdir "$CFG/ports/1" 2>/dev/null
+	[ -d "$CFG/subsystems/$NQN" ] &&
+		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN/namespaces/1" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN" 2>/dev/null
+	modprobe -r nvme-rdma nvmet-rdma 2>/dev/null
+}
+
+cleanup() {
+	teardown
+	modprobe -r nvmet 2>/dev/null
+	del_link sroce0 >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# rdma_rxe (left loaded by an earlier test) holds UDP 4791 of init_net.
+modprobe -r rdma_rxe 2>/dev/null
+
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "veth in init_net" make_init_veth ||
+	! ktap_check "sroce0 on i1" add_link sroce0 sroce i1 ||
+	! ktap_check "GID of 10.12.0.1" wait_gid sroce0 10.12.0.1 ||
+	! ktap_check "nvme-cli and the nvmet, nvmet-rdma, nvme-rdma modules" \
+		bash -c 'command -v nvme && modinfo nvmet-rdma nvme-rdma &&
+			modprobe nvmet'; then
+	ktap_skip_rest "no topology or no NVMe-oF modules"
+	ktap_done
+fi
+
+# target_setup: a subsystem with one namespace backed by a file (buffered:
+# tmpfs has no O_DIRECT), on an RDMA port at 10.12.0.1:4420.
+target_setup() {
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	truncate -s "${MIB}M" "$work/backing.img" &&
+		mkdir "$CFG/subsystems/$NQN" &&
+		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
+		echo "$work/backing.img" >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/buffered_io" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
+		mkdir "$CFG/ports/1" &&
+		echo rdma >"$CFG/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
+		echo 10.12.0.1 >"$CFG/ports/1/addr_traddr" &&
+		echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
+		ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
+}
+
+# The block device of the connected subsystem, e.g. nvme0n1.
+host_dev() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		[ "$(cat "$c/subsysnqn")" = "$NQN" ] || continue
+		ls "$c" | grep -m1 -E '^nvme[0-9]+c?[0-9]*n[0-9]+$' |
+			sed -E 's/^nvme([0-9]+)c[0-9]+n/nvme\1n/'
+		return 0
+	done
+	return 1
+}
+
+# round LABEL USE_SRQ: ROUND_TESTS results.
+round() {
+	local label=$1 srq=$2 out ok reg rinv linv res nsrq what
+	rm -f "$work/backing.img"
+	out=$(modprobe nvmet-rdma use_srq="$srq" 2>&1 && modprobe nvme-rdma 2>&1 &&
+		target_setup 2>&1)
+	ktap_result "$label: nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
+		$? "$out"
+
+	reg=$(cat "$HW/fast_reg_mr") rinv=$(cat "$HW/remote_invalidate")
+	linv=$(cat "$HW/local_invalidate")
+	out=$(timeout 120 nvme connect -t rdma -a 10.12.0.1 -s 4420 -n "$NQN" 2>&1) &&
+		wait_until 30 host_dev >/dev/null && dev=$(host_dev) &&
+		wait_until 30 test -b "/dev/$dev"
+	ktap_result "$label: nvme connect -t rdma: /dev/${dev:-?} appears" $? \
+		"$out" "$(dmesg | grep -E 'nvme|sroce' | tail -n 15)"
+
+	if [ -n "$dev" ] && [ -b "/dev/$dev" ]; then
+		head -c "${MIB}M" /dev/urandom >"$work/src"
+		out=$(timeout 300 dd if="$work/src" of="/dev/$dev" bs=1M \
+			oflag=direct 2>&1 && timeout 300 dd if="/dev/$dev" \
+			of="$work/back" bs=1M count="$MIB" iflag=direct 2>&1)
+		ok=$?
+		diag "$label: $(grep -h copied <<<"$out" | tr '\n' ' ')"
+		res=$(rdma resource show sroce0 2>&1)
+		nsrq=$(sed -n 's/.* srq \([0-9]*\).*/\1/p' <<<"$res")
+		diag "$label: $res"
+		# use_srq=Y: nvmet-rdma receives through kernel SRQs.
+		what="kernel SRQs"
+		[ "$srq" = Y ] || what="no kernel SRQ"
+		ktap_result "$label: the target uses $what (srq ${nsrq:-?})" \
+			"$([ -n "$nsrq" ] && if [ "$srq" = Y ]; then
+				[ "$nsrq" -gt 0 ]; else [ "$nsrq" = 0 ]; fi
+			echo $?)"
+		ktap_result "$label: ${MIB} MiB written and read back through /dev/$dev are identical" \
+			"$([ $ok = 0 ] && cmp -s "$work/src" "$work/back"; echo $?)" \
+			"$out" "$(dmesg | tail -n 15)"
+		ktap_result "$label: the target's backing file holds the same ${MIB} MiB" \
+			"$(cmp -s "$work/src" "$work/backing.img"; echo $?)"
+		# The host registered its buffers with REG_MR and the
+		# target's responses invalidated them remotely (or the host
+		# locally).
+		reg=$(($(cat "$HW/fast_reg_mr") - reg))
+		rinv=$(($(cat "$HW/remote_invalidate") - rinv))
+		linv=$(($(cat "$HW/local_invalidate") - linv))
+		diag "$label: fast_reg_mr +$reg, remote_invalidate +$rinv, local_invalidate +$linv"
+		ktap_result "$label: I/O went through fast registration and invalidation" \
+			"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
+	else
+		ktap_skip "$label: SRQ use" "not connected"
+		ktap_skip "$label: ${MIB} MiB written and read back" "not connected"
+		ktap_skip "$label: the target's backing file" "not connected"
+		ktap_skip "$label: fast registration and invalidation" "not connected"
+	fi
+	teardown
+}
+
+round "RQ per QP" N
+round "use_srq=Y" Y
+
+ktap_done
