@@ -577,7 +577,7 @@ unlock:
 	consume_skb(skb);
 }
 
-void sroce_comp_unlock(struct sroce_qp *qp)
+void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 {
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_COMP_BACKLOG_BUDGET;

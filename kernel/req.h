@@ -167,6 +167,6 @@ void sroce_req_after_unlock(struct sroce_qp *qp);
  * queued meanwhile, then sroce_req_after_unlock(); repeats while responses
  * keep arriving and the lock is free.  Every hot path lets go this way.
  */
-void sroce_comp_unlock(struct sroce_qp *qp);
+void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
 
 #endif /* _SROCE_REQ_H */

@@ -131,7 +131,6 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 
 void sroce_rxq_init(struct sroce_qp *qp)
 {
-
 	spin_lock_init(&qp->rxq.lock);
 	__skb_queue_head_init(&qp->rxq.skbs);
 	qp->rxq.busy = false;
