@@ -584,20 +584,27 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 	struct sk_buff *skb;
 
 	for (;;) {
+		bool run = READ_ONCE(req->kick);
+
 		lockdep_assert_held(&req->lock);
-		if (budget && !skb_queue_empty(&req->backlog)) {
-			while (budget && (skb = skb_dequeue(&req->backlog))) {
-				sroce_comp_rx_locked(qp, skb);
-				budget--;
-			}
-			/* The window may have opened: let the requester go on. */
-			sroce_req_run_locked(qp);
+		WRITE_ONCE(req->kick, false);
+		while (budget && (skb = skb_dequeue(&req->backlog))) {
+			sroce_comp_rx_locked(qp, skb);
+			budget--;
+			run = true;
 		}
+		/* The window may have opened, or WQEs were posted. */
+		if (run)
+			sroce_req_run_locked(qp);
 		spin_unlock_bh(&req->lock);
 		sroce_req_after_unlock(qp);
-		/* The unlock before the look; pairs with sroce_comp_rx(). */
+		/*
+		 * The unlock before the look; pairs with sroce_comp_rx() and
+		 * sroce_req_run().
+		 */
 		smp_mb();
-		if (skb_queue_empty_lockless(&req->backlog))
+		if (skb_queue_empty_lockless(&req->backlog) &&
+		    !READ_ONCE(req->kick))
 			return;
 		if (!budget) {
 			/*

@@ -646,12 +646,23 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 
 void sroce_req_run(struct sroce_qp *qp)
 {
-	spin_lock_bh(&qp->req.lock);
-	if (qp->req.state == IB_QPS_ERR) {
-		spin_unlock_bh(&qp->req.lock);
+	struct sroce_req *req = &qp->req;
+
+	/* WQEs posted in ERR are flushed (IBA 10.8.3.3). */
+	if (READ_ONCE(req->state) == IB_QPS_ERR) {
 		sroce_req_flush(qp);
 		return;
 	}
+	/*
+	 * Never spin behind a holder that is sending a budget of packets:
+	 * leave it a kick, which sroce_comp_unlock() honours before it lets
+	 * go (the same handshake as req.backlog).
+	 */
+	WRITE_ONCE(req->kick, true);
+	smp_mb(); /* the kick before the look at the lock */
+	if (!spin_trylock_bh(&req->lock))
+		return;
+	WRITE_ONCE(req->kick, false);
 	sroce_req_run_locked(qp);
 	sroce_comp_unlock(qp);
 }

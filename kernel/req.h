@@ -76,6 +76,12 @@ struct sroce_req {
 	 * lock (the sk_buff_head's), taken with BH disabled.
 	 */
 	struct sk_buff_head backlog;
+	/*
+	 * A doorbell or work run found req.lock held: the holder runs the
+	 * requester once more before it lets go.  Written without the lock,
+	 * paired with full barriers (sroce_req_run(), sroce_comp_unlock()).
+	 */
+	bool kick;
 
 	/* Snapshots of the QP attributes, written by modify_qp (both qp->lock
 	 * and req.lock held) so the data path never takes qp->lock.
