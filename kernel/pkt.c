@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "device.h"
 #include "net.h"
+#include "pfc.h"
 #include "pkt.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
@@ -240,7 +241,7 @@ int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	udp_hdr(skb)->len = htons(skb->len + SROCE_ICRC_LEN);
 	len = skb->len - sizeof(struct udphdr) + SROCE_ICRC_LEN;
 	skb->ip_summed = CHECKSUM_NONE;
-	skb->priority = rt_tos2priority(av->tclass);
+	skb->priority = sroce_pfc_skb_priority(sdev, av->tclass);
 
 	if (av->ntype == RDMA_NETWORK_IPV6)
 		err = sroce_pkt_xmit6(sdev, av, skb);

@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "device.h"
 #include "mem.h"
+#include "pfc.h"
 #include "pkt.h"
 #include "proto/opcode.h"
 #include "proto/psn.h"
@@ -576,6 +577,16 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return true;
 }
 
+/* Is the priority of the WQE's path paused by PFC?  Kicked on resume. */
+static bool sroce_req_pfc_paused(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	bool ud = qp->init.qp_type == IB_QPT_UD ||
+		  qp->init.qp_type == IB_QPT_GSI;
+
+	return sroce_pfc_tx_paused(qp->sdev,
+				   ud ? swqe->av.tclass : qp->av.tclass);
+}
+
 void sroce_req_run_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -594,7 +605,8 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		swqe = sroce_req_swqe(qp, req->next);
-		if (!sroce_req_may_send(qp, swqe) || !sroce_req_cpu_ok(qp))
+		if (!sroce_req_may_send(qp, swqe) ||
+		    sroce_req_pfc_paused(qp, swqe) || !sroce_req_cpu_ok(qp))
 			return;
 		if (!budget--) {
 			/* Let other QPs and softirqs run; go on later. */
