@@ -15,6 +15,8 @@
 #   ns1: sroce1 on v1 (10.11.0.1) ====veth==== v2 (10.11.0.2) sroce2 :ns2
 #        ibv_rc_pingpong client         <- PFC    ibv_rc_pingpong server
 #                                                 pfc_inject.py
+#        v1.100 (10.13.0.1)          VLAN 100     v2.100 (10.13.0.2)
+#        egress-qos-map 3:3: priority 3 leaves with PCP 3 (tcpdump on v2)
 
 here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/lib.sh"
@@ -26,7 +28,7 @@ ITERS=20
 INJ=(python3 "$here/pfc_inject.py")
 S1=/sys/class/infiniband/sroce1
 
-ktap_begin 16 "PFC: knobs, malformed frames, pause, isolation, storm watchdog"
+ktap_begin 17 "PFC: knobs, malformed frames, pause, isolation, storm watchdog"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -285,6 +287,45 @@ diag "tx_drop $drop0 -> $drop1, req_retransmits $retr0 -> $retr1, veth rx drops 
 [ "$drop1" -eq "$drop0" ] && [ "$retr1" -eq "$retr0" ] && [ "${v1drop:-1}" -eq 0 ] &&
 	[ "${v2drop:-1}" -eq 0 ]
 ktap_result "no sroce packet dropped or retransmitted across all PFC tests" $?
+
+# ---- VLAN: the priority is carried as PCP ----
+# ib_core lists the addresses of VLAN uppers as GIDs of the real device's
+# sroce device; a QP using such a GID sends through the VLAN netdev, whose
+# egress-qos-map turns skb->priority 3 into PCP 3.
+st=0
+ip -n ns1 link add link v1 name v1.100 type vlan id 100 egress-qos-map 3:3 &&
+	ip -n ns2 link add link v2 name v2.100 type vlan id 100 &&
+	ip -n ns1 addr add 10.13.0.1/24 dev v1.100 &&
+	ip -n ns2 addr add 10.13.0.2/24 dev v2.100 &&
+	ip -n ns1 link set v1.100 up && ip -n ns2 link set v2.100 up &&
+	wait_gid sroce1 10.13.0.1 && wait_gid sroce2 10.13.0.2 || st=1
+if [ $st -eq 0 ]; then
+	g3=$(gid_index sroce1 10.13.0.1)
+	g4=$(gid_index sroce2 10.13.0.2)
+	cap=$(mktemp)
+	ip netns exec ns2 timeout 60 tcpdump -i v2 -e -n -c 20 \
+		"vlan 100 and src host 10.13.0.1 and udp dst port 4791" \
+		>"$cap" 2>/dev/null &
+	td=$!
+	sleep 2
+	port=$((port + 1))
+	PAIR_PORT=$port run_pair "$TMO" \
+		ns2 "ibv_rc_pingpong -d sroce2 -g $g4 -p $port -s 4096 -n 20 -c" \
+		ns1 "ibv_rc_pingpong -d sroce1 -g $g3 -p $port -s 4096 -n 20 -c 10.13.0.2"
+	ok=$?
+	wait $td
+	n=$(grep -c "vlan 100, p 3," "$cap")
+	other=$(grep -c "vlan 100, p [^3]," "$cap")
+	diag "sroce1 -> sroce2 over VLAN 100 (GID $g3): $n of $(wc -l <"$cap") captured packets with PCP 3, $other with another PCP" \
+		"$(head -n 2 "$cap")"
+	rm -f "$cap"
+	[ $ok -eq 0 ] && [ "$n" -ge 10 ] && [ "$other" -eq 0 ]
+	ktap_result "VLAN: DSCP 0 -> priority 3 -> PCP 3 on the wire (egress-qos-map)" $? \
+		"$(tail -n 10 <<<"$pair_out")"
+else
+	ktap_fail "VLAN: DSCP 0 -> priority 3 -> PCP 3 on the wire (egress-qos-map)" \
+		"no VLAN topology or no GID for it"
+fi
 
 echo 0x00 >"$S1/pfc_enable"
 echo 0 >"$S1/pfc_speed_mbps"
