@@ -74,6 +74,23 @@ bool sroce_pfc_tx_paused(struct sroce_dev *sdev, u8 tclass)
 /* ---- resuming waiters ---- */
 
 /*
+ * The pause of @qp's priority ended: run its requester from the workqueue,
+ * and give packets still unacknowledged a whole retransmit timeout from
+ * now (the time paused is not the peer's fault, C9-141 counts from when a
+ * packet could have been answered).  req.lock held.
+ */
+static void sroce_pfc_resume_locked(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (!req->stopped && req->timeout_jiffies &&
+	    timer_pending(&req->retrans_timer))
+		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+	sroce_task_schedule(qp);
+}
+
+/*
  * Process context.  Every QP is looked up with a reference, and the
  * requester work is queued under req.lock as task.c requires; the work
  * holds its own reference.  UD QPs choose the path per WQE: always kicked.
@@ -95,7 +112,7 @@ static void sroce_pfc_kick_fn(struct work_struct *work)
 		if (qp->init.qp_type == IB_QPT_UD ||
 		    qp->init.qp_type == IB_QPT_GSI ||
 		    mask & BIT(sroce_pfc_skb_priority(sdev, qp->av.tclass)))
-			sroce_task_schedule(qp);
+			sroce_pfc_resume_locked(qp);
 		spin_unlock_bh(&qp->req.lock);
 		sroce_qp_put(qp);
 	}
