@@ -128,10 +128,15 @@ static void sroce_pfc_apply_locked(struct sroce_pfc *pfc, int prio,
 
 	lockdep_assert_held(&pfc->lock);
 
-	if (out->events & SROCE_PFC_EV_XOFF)
+	/*
+	 * One call may end a pause and begin the next (an XOFF just after
+	 * the expiry, before the timer ran): the gate follows the final state.
+	 */
+	if (pfc->rx[prio].paused)
 		set_bit(prio, &pfc->paused);
-	if (out->events & SROCE_PFC_EV_XON) {
+	else
 		clear_bit(prio, &pfc->paused);
+	if (out->events & SROCE_PFC_EV_XON) {
 		sroce_counter_inc(sdev,
 				  SROCE_CNT_RX_PRIO0_PAUSE_TRANSITION + prio);
 		set_bit(prio, &pfc->kick);
