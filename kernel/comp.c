@@ -27,6 +27,7 @@
 #include "device.h"
 #include "fr.h"
 #include "mem.h"
+#include "pfc.h"
 #include "proto/hdr.h"
 #include "proto/opcode.h"
 #include "proto/psn.h"
@@ -93,6 +94,12 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	spin_lock_bh(&req->lock);
 	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
 	    req->rnr_wait || req->psn == req->una_psn) {
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	if (sroce_pfc_tx_paused(qp->sdev, qp->av.tclass)) {
+		/* PFC holds our priority: no retry could leave; wait. */
+		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
 		spin_unlock_bh(&req->lock);
 		return;
 	}

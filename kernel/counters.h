@@ -112,6 +112,63 @@ enum sroce_counter {
 	SROCE_CNT_FR_LOCAL_INV,
 	/* MRs invalidated by a received SEND with Invalidate. */
 	SROCE_CNT_FR_REMOTE_INV,
+	/* ---- PFC (pfc.c), per priority; mlx5 ethtool names ---- */
+	/* PFC frames received asking priority 0 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO0_PAUSE,
+	/* PFC frames received asking priority 1 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO1_PAUSE,
+	/* PFC frames received asking priority 2 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO2_PAUSE,
+	/* PFC frames received asking priority 3 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO3_PAUSE,
+	/* PFC frames received asking priority 4 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO4_PAUSE,
+	/* PFC frames received asking priority 5 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO5_PAUSE,
+	/* PFC frames received asking priority 6 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO6_PAUSE,
+	/* PFC frames received asking priority 7 to pause (XOFF, mlx5). */
+	SROCE_CNT_RX_PRIO7_PAUSE,
+	/* Microseconds priority 0 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO0_PAUSE_DURATION,
+	/* Microseconds priority 1 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO1_PAUSE_DURATION,
+	/* Microseconds priority 2 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO2_PAUSE_DURATION,
+	/* Microseconds priority 3 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO3_PAUSE_DURATION,
+	/* Microseconds priority 4 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO4_PAUSE_DURATION,
+	/* Microseconds priority 5 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO5_PAUSE_DURATION,
+	/* Microseconds priority 6 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO6_PAUSE_DURATION,
+	/* Microseconds priority 7 was held by received PFC (mlx5). */
+	SROCE_CNT_RX_PRIO7_PAUSE_DURATION,
+	/* Priority 0 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO0_PAUSE_TRANSITION,
+	/* Priority 1 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO1_PAUSE_TRANSITION,
+	/* Priority 2 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO2_PAUSE_TRANSITION,
+	/* Priority 3 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO3_PAUSE_TRANSITION,
+	/* Priority 4 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO4_PAUSE_TRANSITION,
+	/* Priority 5 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO5_PAUSE_TRANSITION,
+	/* Priority 6 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO6_PAUSE_TRANSITION,
+	/* Priority 7 resumed after a pause: XOFF to XON (mlx5). */
+	SROCE_CNT_RX_PRIO7_PAUSE_TRANSITION,
+	/* MAC control frames dropped: short, not PFC, reserved bits, no class. */
+	SROCE_CNT_RX_PAUSE_MALFORMED,
+	/* XOFF not honoured: PFC off, priority disabled or stormed. */
+	SROCE_CNT_RX_PAUSE_IGNORED,
+	/* Storm watchdog declared a priority stormed (SONiC). */
+	SROCE_CNT_PFC_WD_STORM_DETECTED,
+	/* Storm watchdog restored a stormed priority (SONiC). */
+	SROCE_CNT_PFC_WD_STORM_RESTORED,
 	SROCE_CNT_MAX,
 };
 

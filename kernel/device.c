@@ -34,6 +34,7 @@
 #include "device.h"
 #include "fr.h"
 #include "net.h"
+#include "pfc.h"
 #include "sysfs.h"
 #include "verbs.h"
 
@@ -122,6 +123,7 @@ static bool sroce_port_update(struct sroce_dev *sdev)
 	if (!__ethtool_get_link_ksettings(ndev, &ks))
 		mbps = ks.base.speed;
 	sroce_speed_of(mbps, &speed, &width);
+	sroce_pfc_set_speed(sdev, mbps, false);
 
 	spin_lock_irqsave(&sdev->port_lock, flags);
 	changed = sdev->port_state != state;
@@ -229,6 +231,7 @@ static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
 
 static void sroce_dev_release_resources(struct sroce_dev *sdev)
 {
+	sroce_pfc_free(sdev);
 	sroce_net_detach(sdev);
 	sroce_counters_free(sdev);
 	xa_destroy(&sdev->ah_xa);
@@ -347,7 +350,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	sroce_fill_attr(sdev);
 
-	return sroce_counters_alloc(sdev);
+	if (sroce_counters_alloc(sdev))
+		return -ENOMEM;
+	return sroce_pfc_alloc(sdev);
 }
 
 static struct sroce_dev *sroce_dev_find_locked(const struct net_device *ndev)

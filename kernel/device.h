@@ -109,6 +109,9 @@ struct sroce_dev {
 	struct xarray mr_xa;
 	u32 mr_next; /* cyclic hint, guarded by mr_xa lock */
 
+	/* PFC state and knobs (pfc.c); from setup to dealloc. */
+	struct sroce_pfc *pfc;
+
 	/* Per-cpu statistics exposed as rdma hw stats (counters.c). */
 	struct sroce_counters __percpu *stats;
 

@@ -20,10 +20,12 @@
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
+#include <rdma/ib_cache.h>
 
 #include "counters.h"
 #include "device.h"
 #include "net.h"
+#include "pfc.h"
 #include "pkt.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
@@ -44,11 +46,20 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+	struct net_device *ndev;
 
 	if (unlikely(!sgid_attr))
 		return -EINVAL;
 	memset(av, 0, sizeof(*av));
 	av->ntype = rdma_gid_attr_network_type(sgid_attr);
+	/*
+	 * A GID of a VLAN upper sends through the VLAN netdev, so the frame
+	 * is tagged and skb->priority becomes its PCP (egress-qos-map).
+	 */
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	av->ifindex = IS_ERR(ndev) ? sdev->ndev->ifindex : ndev->ifindex;
+	rcu_read_unlock();
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
 	av->tclass = grh->traffic_class;
 	av->hop_limit = grh->hop_limit;
@@ -135,7 +146,7 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 	struct iphdr *iph;
 	int err;
 
-	fl.flowi4_oif = sdev->ndev->ifindex;
+	fl.flowi4_oif = av->ifindex;
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.flowi4_tos = RT_TOS(av->tclass);
 	fl.daddr = av->daddr.v4;
@@ -189,7 +200,7 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
-	fl.flowi6_oif = sdev->ndev->ifindex;
+	fl.flowi6_oif = av->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
 	fl.daddr = av->daddr.v6;
 	fl.saddr = av->saddr.v6;
@@ -240,7 +251,7 @@ int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 	udp_hdr(skb)->len = htons(skb->len + SROCE_ICRC_LEN);
 	len = skb->len - sizeof(struct udphdr) + SROCE_ICRC_LEN;
 	skb->ip_summed = CHECKSUM_NONE;
-	skb->priority = rt_tos2priority(av->tclass);
+	skb->priority = sroce_pfc_skb_priority(sdev, av->tclass);
 
 	if (av->ntype == RDMA_NETWORK_IPV6)
 		err = sroce_pkt_xmit6(sdev, av, skb);

@@ -26,6 +26,8 @@ struct sroce_qp;
  */
 struct sroce_av {
 	enum rdma_network_type ntype; /* RDMA_NETWORK_IPV4 or _IPV6 */
+	/* Netdev of the source GID: the bound one or a VLAN upper of it. */
+	int ifindex;
 	u8 dmac[ETH_ALEN];
 	u8 tclass;
 	u8 hop_limit;

@@ -17,6 +17,7 @@
 #include "device.h"
 #include "fr.h"
 #include "mem.h"
+#include "pfc.h"
 #include "pkt.h"
 #include "proto/opcode.h"
 #include "proto/psn.h"
@@ -605,6 +606,16 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		sroce_req_fatal(qp, req->next - 1, st);
 }
 
+/* Is the priority of the WQE's path paused by PFC?  Kicked on resume. */
+static bool sroce_req_pfc_paused(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	bool ud = qp->init.qp_type == IB_QPT_UD ||
+		  qp->init.qp_type == IB_QPT_GSI;
+
+	return sroce_pfc_tx_paused(qp->sdev,
+				   ud ? swqe->av.tclass : qp->av.tclass);
+}
+
 void sroce_req_run_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -630,7 +641,8 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			sroce_req_local(qp, swqe);
 			continue;
 		}
-		if (!sroce_req_may_send(qp, swqe) || !sroce_req_cpu_ok(qp))
+		if (!sroce_req_may_send(qp, swqe) ||
+		    sroce_req_pfc_paused(qp, swqe) || !sroce_req_cpu_ok(qp))
 			return;
 		if (!budget--) {
 			/* Let other QPs and softirqs run; go on later. */

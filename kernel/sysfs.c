@@ -16,6 +16,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "device.h"
+#include "pfc.h"
 #include "sysfs.h"
 
 static ssize_t sroce_abi_version_show(struct device *dev,
@@ -71,6 +72,14 @@ static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_rx_steer.attr,
+	&sroce_pfc_attr_mode.attr,
+	&sroce_pfc_attr_enable.attr,
+	&sroce_pfc_attr_dscp2prio.attr,
+	&sroce_pfc_attr_cnp_prio.attr,
+	&sroce_pfc_attr_storm_detect_ms.attr,
+	&sroce_pfc_attr_storm_restore_ms.attr,
+	&sroce_pfc_attr_speed_mbps.attr,
+	&sroce_pfc_attr_state.attr,
 	NULL,
 };
 

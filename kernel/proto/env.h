@@ -6,7 +6,7 @@
  * the outside world.  In the kernel it pulls in the real headers; in the
  * userspace unit tests (tests/unit/) it pulls in a shim that provides the
  * same names (u8..u64, __be16/__be32/__be64, byte order helpers, crc32_le,
- * static_assert, likely/unlikely), so the same .c files build in both.
+ * static_assert, likely/unlikely, div_u64), so the same .c files build in both.
  *
  * The core never takes a lock, allocates, sleeps, reads the clock or logs:
  * time and state are arguments.
@@ -23,6 +23,8 @@
 #include <linux/stddef.h>
 #include <asm/byteorder.h>
 #include <linux/crc32.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 #else
 #include "sroce_shim.h"
