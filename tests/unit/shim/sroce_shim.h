@@ -41,6 +41,7 @@ typedef __s64 s64;
 #define BIT(n) (1UL << (n))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U32_MAX ((u32)~0U)
+#define sizeof_field(T, m) sizeof(((T *)0)->m)
 
 #define cpu_to_be16(x) ((__force __be16)htobe16(x))
 #define cpu_to_be32(x) ((__force __be32)htobe32(x))
