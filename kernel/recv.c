@@ -23,9 +23,11 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 
+#include "cc.h"
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
+#include "ecn.h"
 #include "proto/hdr.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
@@ -195,6 +197,9 @@ static enum sroce_counter sroce_recv_dispatch(struct sroce_dev *sdev,
 		return SROCE_CNT_RX_DROP_QP_STATE;
 	}
 
+	/* Notification point: CE makes the QP send a CNP (ecn.c). */
+	if (unlikely(cb->ce))
+		sroce_ecn_np(qp, skb);
 	if (flags & SROCE_OPF_REQ)
 		sroce_resp_rx(qp, skb);
 	else
@@ -222,8 +227,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	/* Annex A17: a CNP bypasses PSN and QP state checks. */
 	if (unlikely(cb->info->flags & SROCE_OPF_CNP)) {
-		sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
-		consume_skb(skb);
+		sroce_cc_rx_cnp(sdev, skb);
 		return;
 	}
 

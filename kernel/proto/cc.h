@@ -61,6 +61,12 @@ struct sroce_cc_params {
 struct sroce_cc_state {
 	u64 rate; /* kbit/s the QP may send at now; line_rate = unpaced */
 	u8 reason; /* enum sroce_cc_reason of the last rate change */
+	/*
+	 * The algorithm runs (a CNP was seen and it has not recovered): the
+	 * caller must pace at rate and call on_sent/on_timer.  0 = idle at
+	 * line rate, where the hooks cost nothing.
+	 */
+	u8 active;
 	u64 priv[10]; /* algorithm state (see each algorithm's .c) */
 };
 

@@ -40,7 +40,6 @@ struct sroce_dcqcn {
 	u32 t; /* timer stage T */
 	u32 bc; /* byte stage BC */
 	u32 bytes; /* bytes towards the next byte stage */
-	u8 active; /* cut at least once and not recovered */
 	u8 cnp_in_period; /* mlx: a CNP arrived in this alpha period */
 	u8 cut_pending; /* mlx: a CNP waits for the monitor period */
 	u8 timer_inc; /* the timer raised the rate since the last cut */
@@ -91,7 +90,7 @@ sroce_dcqcn_increase(struct sroce_cc_state *s, const struct sroce_cc_params *p)
 	s->rate = (d->rt + s->rate + 1) / 2;
 	if (s->rate >= p->line_rate && d->rt >= p->line_rate) {
 		s->rate = p->line_rate;
-		d->active = 0; /* recovered: back to the initial state */
+		s->active = 0; /* recovered: back to the initial state */
 	}
 	s->reason = why;
 	return why;
@@ -129,11 +128,11 @@ sroce_dcqcn_timer_sync(struct sroce_cc_state *s,
 
 	if (!period)
 		return why;
-	while (d->active && d->inc_ts + period <= now) {
+	while (s->active && d->inc_ts + period <= now) {
 		if (++n > SROCE_DCQCN_CATCHUP) {
 			s->rate = p->line_rate;
 			d->rt = p->line_rate;
-			d->active = 0;
+			s->active = 0;
 			s->reason = SROCE_CC_R_RECOVERED;
 			return SROCE_CC_R_RECOVERED;
 		}
@@ -184,7 +183,7 @@ static enum sroce_cc_reason sroce_dcqcn_sync(struct sroce_cc_state *s,
 	struct sroce_dcqcn *d = sroce_dcqcn(s);
 	enum sroce_cc_reason why = SROCE_CC_R_NONE;
 
-	if (!d->active)
+	if (!s->active)
 		return why;
 	if (d->cut_pending) {
 		u64 due = d->cut_ts +
@@ -194,11 +193,11 @@ static enum sroce_cc_reason sroce_dcqcn_sync(struct sroce_cc_state *s,
 			sroce_dcqcn_timer_sync(s, p, due);
 			sroce_dcqcn_alpha_sync(d, p, due);
 			/* a catch-up may have recovered the flow meanwhile */
-			if (d->active)
+			if (s->active)
 				why = sroce_dcqcn_cut(s, p, due, false);
 		}
 	}
-	if (d->active) {
+	if (s->active) {
 		enum sroce_cc_reason w = sroce_dcqcn_timer_sync(s, p, now);
 
 		if (w != SROCE_CC_R_NONE)
@@ -212,12 +211,12 @@ static bool sroce_dcqcn_cnp(struct sroce_cc_state *s,
 			    const struct sroce_cc_params *p, u64 now)
 {
 	struct sroce_dcqcn *d = sroce_dcqcn(s);
-	bool first = !d->active;
+	bool first = !s->active;
 
 	sroce_dcqcn_sync(s, p, now);
-	if (first || !d->active) {
+	if (first || !s->active) {
 		first = true;
-		d->active = 1;
+		s->active = 1;
 		d->alpha =
 			(u32)(((u64)p->initial_alpha << 20) / SROCE_CC_G_ONE);
 		d->alpha_ts = now;
@@ -248,13 +247,13 @@ static void sroce_dcqcn_sent(struct sroce_cc_state *s,
 {
 	struct sroce_dcqcn *d = sroce_dcqcn(s);
 
-	if (!d->active)
+	if (!s->active)
 		return;
 	sroce_dcqcn_sync(s, p, now);
 	if (!p->byte_reset)
 		return;
 	d->bytes += bytes;
-	while (d->active && d->bytes >= p->byte_reset) {
+	while (s->active && d->bytes >= p->byte_reset) {
 		d->bytes -= p->byte_reset;
 		d->bc++;
 		sroce_dcqcn_increase(s, p);

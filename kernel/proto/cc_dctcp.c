@@ -18,7 +18,6 @@
 struct sroce_dctcp {
 	u64 win_ts; /* ns: start of the current window */
 	u32 alpha; /* Q20 */
-	u8 active; /* a CNP was seen and the rate is below line rate */
 	u8 marked; /* a CNP arrived in the current window */
 };
 
@@ -40,7 +39,6 @@ static void sroce_dctcp_init(struct sroce_cc_state *s,
 static void sroce_dctcp_raise(struct sroce_cc_state *s,
 			      const struct sroce_cc_params *p, u64 steps)
 {
-	struct sroce_dctcp *d = sroce_dctcp(s);
 	u64 room = p->line_rate - s->rate;
 
 	if (!steps)
@@ -51,7 +49,7 @@ static void sroce_dctcp_raise(struct sroce_cc_state *s,
 		s->rate += steps * p->ai_rate;
 	if (s->rate >= p->line_rate) {
 		s->rate = p->line_rate;
-		d->active = 0;
+		s->active = 0;
 	}
 	s->reason = SROCE_CC_R_ADDITIVE;
 }
@@ -64,7 +62,7 @@ static void sroce_dctcp_sync(struct sroce_cc_state *s,
 		  SROCE_CC_NS_PER_US;
 	u64 n;
 
-	if (!d->active || now < d->win_ts + win)
+	if (!s->active || now < d->win_ts + win)
 		return;
 	n = (now - d->win_ts) / win;
 	d->win_ts += n * win;
@@ -79,7 +77,7 @@ static void sroce_dctcp_sync(struct sroce_cc_state *s,
 	d->marked = 0;
 	/* ... and the n - 1 after it, all without CNPs. */
 	d->alpha = sroce_cc_alpha_decay(d->alpha, p->g, n - 1);
-	if (d->active)
+	if (s->active)
 		sroce_dctcp_raise(s, p, n - 1);
 }
 
@@ -89,8 +87,8 @@ static bool sroce_dctcp_cnp(struct sroce_cc_state *s,
 	struct sroce_dctcp *d = sroce_dctcp(s);
 
 	sroce_dctcp_sync(s, p, now);
-	if (!d->active) {
-		d->active = 1;
+	if (!s->active) {
+		s->active = 1;
 		d->alpha =
 			(u32)(((u64)p->initial_alpha << 20) / SROCE_CC_G_ONE);
 		d->win_ts = now;

@@ -175,7 +175,9 @@ class Wire:
                          'pkey': pkey, 'dqpn': qpw & 0xffffff,
                          'psn': apsn & 0xffffff,
                          'ackreq': bool(apsn >> 31), 'icrc_ok': good,
-                         'sport': struct.unpack('!H', p[ihl:ihl + 2])[0]},
+                         'sport': struct.unpack('!H', p[ihl:ihl + 2])[0],
+                         'tos': p[1], 'becn': bool(qpw & 0x40000000),
+                         'time': time.time()},
                         t[12:-4]))
         return out
 

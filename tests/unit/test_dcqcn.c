@@ -116,6 +116,7 @@ static void dcqcn_paper_sequence(struct ktest *t)
 
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, LINE); /* flows start at line rate */
+	KTEST_EXPECT(t, !s.active);
 	o->on_timer(&s, &p, 10000 * US); /* inactive: nothing happens */
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 
@@ -338,8 +339,10 @@ static void dcqcn_recovers(struct ktest *t)
 	o->on_cnp(&s, &p, 0);
 	o->on_cnp(&s, &p, 1);
 	/* Long enough for Rc to reach Rt = 5 G, then AI and HAI to 10 G. */
+	KTEST_EXPECT(t, s.active);
 	o->on_timer(&s, &p, 200000 * US);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	KTEST_EXPECT(t, !s.active);
 	/* Inactive again: the next CNP is a first one (alpha 1: half). */
 	o->on_cnp(&s, &p, 200001 * US);
 	KTEST_EXPECT_EQ(t, s.rate, LINE / 2);
