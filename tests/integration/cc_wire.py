@@ -18,8 +18,12 @@ import subprocess
 import sys
 import time
 
+import struct
+
+import pyverbs.enums as e
 import roce_craft as rc
-from resp_wire import Rig, check, counter, describe, results
+from pyverbs.wr import SGE, SendWR
+from resp_wire import Rig, check, counter, describe, poll, results
 
 PEER_QPN = 0xabc
 
@@ -196,11 +200,48 @@ def test_rp(rig):
           n == 2 and 0.003 <= paced < 0.05, (n, paced))
 
 
+def write_span(rig, qp, length=8192):
+    """RDMA WRITE @length from sroce1's requester: (packets, span s, ok)."""
+    want = (length + 1023) // 1024
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, length, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    r = rig.wire.replies(want, timeout=10.0)
+    r = [x for x in r if x[0]['opcode'] in (rc.RC_WRITE_FIRST,
+                                            rc.RC_WRITE_MIDDLE,
+                                            rc.RC_WRITE_LAST)]
+    if len(r) != want:
+        return len(r), 0.0, False
+    last = r[-1][0]['psn']
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, last) +
+             struct.pack('!I', 0x1f << 24 | 1))
+    wc = poll(rig.cq)
+    ok = wc is not None and wc.status == e.IBV_WC_SUCCESS
+    return len(r), r[-1][0]['time'] - r[0][0]['time'], ok
+
+
+def test_requester_pacing(rig):
+    """The requester (request packets) is paced too."""
+    qp = rig.rc_qp()
+    n, span, ok = write_span(rig, qp)
+    print('# unpaced 8 KB WRITE: %.1f ms first to last' % (span * 1e3))
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.1)
+    n2, span2, ok2 = write_span(rig, qp)
+    print('# 8 KB WRITE after a CNP (5 Mb/s): %.1f ms' % (span2 * 1e3))
+    # 7 gaps of 1040 + 16 bytes at 5 Mb/s = 11.8 ms.
+    check('RDMA WRITE packets paced at 5 Mb/s, WQEs complete when ACKed',
+          n == 8 and ok and n2 == 8 and ok2 and span2 >= 0.011,
+          (n, ok, n2, ok2, span2))
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..20')
+    print('1..21')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -208,6 +249,7 @@ def main():
     test_tx_ecn(rig, qp)
     test_np(rig, qp, ud)
     test_rp(rig)
+    test_requester_pacing(rig)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))
