@@ -28,8 +28,12 @@
 #include "resp_rd.h"
 #include "trace.h"
 
-/* Departure-time credit a QP keeps across an idle period. */
-#define SROCE_CC_BURST_NS (20 * NSEC_PER_USEC)
+/*
+ * Departure-time credit a QP keeps across an idle period, and the lateness
+ * of the pacing timer that does not cost rate: a timer that fires late
+ * leaves the QP up to this much behind its schedule, which it catches up.
+ */
+#define SROCE_CC_BURST_NS (250 * NSEC_PER_USEC)
 
 /* Serialises writers of sroce_cc_algos and device algorithm selection. */
 DEFINE_MUTEX(sroce_cc_algo_lock);
