@@ -263,15 +263,17 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	cc->pace_timer.function = sroce_cc_pace_timer;
 	cc->line_rate = sroce_cc_port_rate(qp->sdev);
 
+	/*
+	 * A reference on an algorithm's module, not on our own: ib_core's
+	 * GSI QP lives as long as the device, and rmmod must be able to
+	 * remove devices (and with them every QP) while it exists.
+	 */
 	rcu_read_lock();
 	algo = rcu_dereference(qp->sdev->cc->algo);
-	if (!algo || !try_module_get(algo->owner))
-		algo = NULL;
-	rcu_read_unlock();
-	if (!algo) {
+	if (!algo ||
+	    (algo->owner != THIS_MODULE && !try_module_get(algo->owner)))
 		algo = &sroce_cc_builtin[0];
-		__module_get(THIS_MODULE);
-	}
+	rcu_read_unlock();
 	cc->algo = algo;
 	sroce_cc_params_of(qp, &p);
 	algo->ops->init(&cc->st, &p, ktime_get_ns());
@@ -290,7 +292,8 @@ void sroce_cc_qp_stop(struct sroce_qp *qp)
 
 void sroce_cc_qp_cleanup(struct sroce_qp *qp)
 {
-	module_put(qp->cc.algo->owner);
+	if (qp->cc.algo->owner != THIS_MODULE)
+		module_put(qp->cc.algo->owner);
 }
 
 bool sroce_cc_pace_slow(struct sroce_qp *qp)

@@ -174,9 +174,10 @@ def test_rp(rig):
           counter('rp_cnp_handled') - hnd == 1)
     n, paced = read_span(rig, qp, 100)
     print('# 16 KB READ at 5 Mb/s: %.1f ms first to last' % (paced * 1e3))
-    # 15 gaps of 1040 bytes at 5 Mb/s = 25 ms (less 0.25 ms of credit).
-    check('READ responses paced at 5 Mb/s: 16 packets over >= 24 ms',
-          n == 16 and paced >= 0.024, (n, paced))
+    # 15 gaps of 1040 bytes at 5 Mb/s = 25 ms (less 0.25 ms of credit and
+    # the sniffer's jitter under TCG); unpaced it takes 1-6 ms.
+    check('READ responses paced at 5 Mb/s: 16 packets over >= 20 ms',
+          n == 16 and paced >= 0.020, (n, paced))
     data_ok = rig.mr.read(16, 0) == bytes((i * 13) & 0xff for i in range(16))
     check('paced READ data intact', data_ok)
 
