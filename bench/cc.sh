@@ -41,6 +41,7 @@ if [ -z "${SROCE_VM:-}" ]; then
 fi
 
 . "$top/tests/integration/lib.sh"
+. "$top/tests/integration/dp-lib.sh"
 
 rate=${SROCE_CC_RATE:-100}	# Mbit/s at the bottleneck
 secs=${SROCE_CC_SECS:-10}
@@ -96,8 +97,9 @@ bottleneck() {
 # would refill a 100 Mb/s bottleneck within a millisecond), so the RP is
 # scaled to the bench (dcqcn.md: every parameter must be tunable): senders
 # are 1 Gb/s NICs (rpg_max_rate), steps of 1 and 5 Mb/s every 300 us, an
-# alpha period of 50 us, and a CNP for every marked packet at most every
-# 10 us per QP.  $SROCE_CC_DEFAULTS=1 keeps the flavour defaults instead.
+# alpha period of 50 us, a CNP for every marked packet at most every 10 us
+# per QP, and Rt = Rc on every cut (clamp_tgt_rate: no fast recovery
+# straight back to line rate).  $SROCE_CC_DEFAULTS=1 keeps the flavour defaults instead.
 knobs() {
 	local h d
 	for h in $hosts; do
@@ -111,6 +113,7 @@ knobs() {
 		echo 300 >$d/roce_rp/rpg_time_reset
 		echo 50 >$d/roce_rp/dce_tcp_rtt
 		echo 10 >$d/roce_np/min_time_between_cnps
+		echo 1 >$d/roce_rp/clamp_tgt_rate
 	done
 }
 
@@ -156,7 +159,10 @@ run() {
 			-x "$gr" -p $((18600 + i)) -F -s 4096 -t 32 -D "$secs" \
 			>"${outs[i]}.srv" 2>&1 &
 	done
-	sleep 1
+	# perftest clients do not retry: start them once the servers listen.
+	for i in $(seq 1 "$n"); do
+		wait_until 20 port_listening r $((18600 + i))
+	done
 	for i in $(seq 1 "$n"); do
 		ip netns exec "s$i" timeout $((secs + 60)) ib_write_bw \
 			-d "sroce_s$i" -x "$(gid_index "sroce_s$i" "$(host_ip "s$i")")" \

@@ -19,6 +19,7 @@
 #   init_net: bridge br-cc with s1-br, s2-br, r-br
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
 SECS=${CC_INCAST_SECS:-6}
 hosts="r s1 s2"
@@ -80,6 +81,7 @@ for h in $hosts; do
 	echo 5 >$d/roce_rp/rpg_hai_rate
 	echo 50 >$d/roce_rp/dce_tcp_rtt
 	echo 10 >$d/roce_np/min_time_between_cnps
+	echo 1 >$d/roce_rp/clamp_tgt_rate
 done
 
 cnt() { cat "/sys/class/infiniband/sroce_$1/ports/1/hw_counters/$2"; }
@@ -102,7 +104,10 @@ for i in 1 2; do
 	ip netns exec r timeout $((SECS + 60)) ib_write_bw -d sroce_r -x "$gr" \
 		-p $((18900 + i)) -F -s 4096 -t 32 -D "$SECS" >/dev/null 2>&1 &
 done
-sleep 1
+# perftest clients do not retry: start them once the servers listen.
+for i in 1 2; do
+	wait_until 20 port_listening r $((18900 + i))
+done
 for i in 1 2; do
 	o=$out1
 	[ $i -eq 2 ] && o=$out2
