@@ -6,6 +6,7 @@
 #   make check      install missing packages, unit tests, guest integration tests
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
 #   make install    install module, provider and the libibverbs driver file
@@ -21,7 +22,7 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help
+	style install uninstall clean help bench-cc
 
 all: kernel provider
 
@@ -54,6 +55,10 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+
+bench-cc: deps
+	$(MAKE) all
+	bench/cc.sh
 
 style:
 	scripts/style.sh

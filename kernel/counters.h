@@ -81,6 +81,12 @@ enum sroce_counter {
 	SROCE_CNT_RX_CNP,
 	/* Valid packets received with ECN CE (mlx5 name). */
 	SROCE_CNT_NP_ECN_MARKED,
+	/* CNPs sent by the notification point (mlx5 name). */
+	SROCE_CNT_NP_CNP_SENT,
+	/* CNPs the reaction point acted on (mlx5 name). */
+	SROCE_CNT_RP_CNP_HANDLED,
+	/* CNPs ignored: unknown QP, RP disabled or CC none (mlx5 name). */
+	SROCE_CNT_RP_CNP_IGNORED,
 	/* Responder: duplicate requests (mlx5 name). */
 	SROCE_CNT_DUPLICATE_REQUEST,
 	/* Responder: requests after a PSN gap (mlx5 name). */

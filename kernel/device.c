@@ -30,6 +30,8 @@
 #include <rdma/sroce-abi.h>
 
 #include "compat/compat.h"
+#include "cc.h"
+#include "cc_sysfs.h"
 #include "counters.h"
 #include "device.h"
 #include "fr.h"
@@ -233,6 +235,8 @@ static void sroce_dev_release_resources(struct sroce_dev *sdev)
 {
 	sroce_pfc_free(sdev);
 	sroce_net_detach(sdev);
+	sroce_cc_sysfs_del(sdev);
+	sroce_cc_dev_fini(sdev);
 	sroce_counters_free(sdev);
 	xa_destroy(&sdev->ah_xa);
 	xa_destroy(&sdev->qp_xa);
@@ -316,7 +320,7 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &sdev->ib_dev;
-	int i;
+	int i, err;
 
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->net_node);
@@ -350,6 +354,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	sroce_fill_attr(sdev);
 
+	err = sroce_cc_dev_init(sdev);
+	if (err)
+		return err;
 	if (sroce_counters_alloc(sdev))
 		return -ENOMEM;
 	return sroce_pfc_alloc(sdev);
@@ -451,6 +458,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(&sdev->ib_dev, &sroce_dev_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_counters_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_verbs_ops);
+	ib_set_device_ops(&sdev->ib_dev, &sroce_cc_dev_ops);
 	get_device(&sdev->ib_dev.dev);
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
 	if (err) {
@@ -463,9 +471,11 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_lock(&sroce_dev_lock);
 	gone = sdev->ndev_gone;
 	mutex_unlock(&sroce_dev_lock);
-	if (gone) {
+	if (!gone)
+		err = sroce_cc_sysfs_add(sdev);
+	if (gone || err) {
 		ib_unregister_device(&sdev->ib_dev);
-		err = -ENODEV;
+		err = err ?: -ENODEV;
 	}
 	put_device(&sdev->ib_dev.dev);
 	return err;

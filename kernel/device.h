@@ -18,6 +18,7 @@
 
 struct sroce_net;
 struct sroce_counters;
+struct sroce_cc_dev;
 struct rdma_link_ops;
 
 /*
@@ -114,6 +115,9 @@ struct sroce_dev {
 
 	/* Per-cpu statistics exposed as rdma hw stats (counters.c). */
 	struct sroce_counters __percpu *stats;
+
+	/* Congestion control knobs (cc.c, cc_sysfs.c); setup to dealloc. */
+	struct sroce_cc_dev *cc;
 
 	/* Entry in sroce_dev_list (device.c), guarded by sroce_dev_lock. */
 	struct list_head list;

@@ -12,6 +12,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/sroce-abi.h>
 
+#include "cc.h"
 #include "compat/compat.h"
 #include "device.h"
 #include "net.h"
@@ -27,14 +28,19 @@ static int __init sroce_mod_init(void)
 	err = sroce_task_init();
 	if (err)
 		goto err_net;
-	err = sroce_device_init();
+	err = sroce_cc_init();
 	if (err)
 		goto err_task;
+	err = sroce_device_init();
+	if (err)
+		goto err_cc;
 	rdma_link_register(&sroce_link_ops);
 
 	pr_info("sroce: software RoCE v2, uverbs ABI %u\n", SROCE_ABI_VERSION);
 	return 0;
 
+err_cc:
+	sroce_cc_exit();
 err_task:
 	sroce_task_exit();
 err_net:
@@ -46,6 +52,7 @@ static void __exit sroce_mod_exit(void)
 {
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_device_exit();
+	sroce_cc_exit();
 	sroce_task_exit();
 	sroce_net_exit();
 }

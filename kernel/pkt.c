@@ -24,6 +24,7 @@
 
 #include "counters.h"
 #include "device.h"
+#include "ecn.h"
 #include "net.h"
 #include "pfc.h"
 #include "pkt.h"
@@ -137,7 +138,7 @@ static int sroce_pkt_icrc(struct sk_buff *skb)
 }
 
 static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
-			   struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb)
 {
 	struct net *net = sroce_net_ns(sdev->sn);
 	struct sock *sk = sroce_net_sock(sdev->sn, AF_INET)->sk;
@@ -148,7 +149,7 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 	fl.flowi4_oif = av->ifindex;
 	fl.flowi4_proto = IPPROTO_UDP;
-	fl.flowi4_tos = RT_TOS(av->tclass);
+	fl.flowi4_tos = RT_TOS(tos);
 	fl.daddr = av->daddr.v4;
 	fl.saddr = av->saddr.v4;
 	rt = ip_route_output_key(net, &fl);
@@ -161,7 +162,7 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->tclass;
+	iph->tos = tos;
 	/* The ICRC covers tot_len: count the ICRC room now. */
 	iph->tot_len = htons(skb->len + SROCE_ICRC_LEN);
 	iph->frag_off = htons(IP_DF);
@@ -187,7 +188,7 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
-			   struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb)
 {
 	struct socket *sock = sroce_net_sock(sdev->sn, AF_INET6);
 	struct net *net = sroce_net_ns(sdev->sn);
@@ -212,7 +213,7 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->tclass, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	/* The ICRC covers payload_len: count the ICRC room now. */
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_LEN);
 	ip6h->nexthdr = IPPROTO_UDP;
@@ -233,7 +234,7 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #else
 static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
-			   struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb)
 {
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
@@ -243,20 +244,26 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		   struct sk_buff *skb)
 {
+	bool cnp = skb->data[0] == SROCE_OP_CNP;
 	unsigned int len;
+	u32 prio;
+	u8 tos;
 	int err;
 
+	/* DSCP and ECN (ecn.c); skb->data is at the BTH here. */
+	tos = sroce_ecn_tos(sdev, av->tclass, skb->data[0], &prio);
 	/* UDP length includes the ICRC that sroce_pkt_icrc() appends. */
 	sroce_pkt_push_udp(skb, sport);
 	udp_hdr(skb)->len = htons(skb->len + SROCE_ICRC_LEN);
 	len = skb->len - sizeof(struct udphdr) + SROCE_ICRC_LEN;
 	skb->ip_summed = CHECKSUM_NONE;
-	skb->priority = sroce_pfc_skb_priority(sdev, av->tclass);
+	/* CNPs have their own priority (ecn.c); data the DSCP table (pfc.c). */
+	skb->priority = cnp ? prio : sroce_pfc_skb_priority(sdev, av->tclass);
 
 	if (av->ntype == RDMA_NETWORK_IPV6)
-		err = sroce_pkt_xmit6(sdev, av, skb);
+		err = sroce_pkt_xmit6(sdev, av, tos, skb);
 	else
-		err = sroce_pkt_xmit4(sdev, av, skb);
+		err = sroce_pkt_xmit4(sdev, av, tos, skb);
 	/* The skb is gone either way; a positive value is NET_XMIT_*. */
 	err = net_xmit_eval(err);
 	if (unlikely(err)) {

@@ -245,13 +245,15 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_req_init(qp);
 	if (err)
 		goto err_free_rings;
+	sroce_cc_qp_init(qp);
 	err = sroce_qp_publish(qp);
 	if (err)
-		goto err_req_cleanup;
+		goto err_cc_cleanup;
 	init->cap = cap;
 	return 0;
 
-err_req_cleanup:
+err_cc_cleanup:
+	sroce_cc_qp_cleanup(qp);
 	sroce_req_cleanup(qp);
 err_free_rings:
 	sroce_qp_free_rings(qp);
@@ -299,12 +301,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* A lookup that loaded the pointer before the erase is done now. */
 	synchronize_rcu();
 	/* Timers hold no reference: stop them (and the work) first. */
+	sroce_cc_qp_stop(qp);
 	sroce_req_stop(qp);
 	sroce_rxq_cleanup(qp); /* no lookup finds it: nothing is queued now */
 	sroce_resp_cleanup(qp); /* cancels the responder's work */
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	sroce_cc_qp_cleanup(qp);
 	sroce_req_cleanup(qp);
 	sroce_qp_free_rings(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);

@@ -10,6 +10,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
+#include "cc.h"
 #include "pkt.h"
 #include "queue.h"
 #include "req.h"
@@ -67,6 +68,7 @@ struct sroce_qp {
 	struct sroce_req req; /* SEND side (req.c, comp.c), see req.h */
 	/* Primary path, resolved at modify_qp (IB_QP_AV); qp->lock + req.lock. */
 	struct sroce_av av;
+	struct sroce_qp_cc cc; /* congestion control and pacing, see cc.h */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

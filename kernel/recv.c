@@ -23,9 +23,11 @@
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 
+#include "cc.h"
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
+#include "ecn.h"
 #include "proto/hdr.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
@@ -241,8 +243,11 @@ void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	if (unlikely(cb->ce))
+	/* Notification point: CE makes the QP send a CNP (ecn.c). */
+	if (unlikely(cb->ce)) {
 		sroce_counter_inc(cb->sdev, SROCE_CNT_NP_ECN_MARKED);
+		sroce_ecn_np(qp, skb);
+	}
 	if (cb->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rx(qp, skb);
 	else
@@ -271,8 +276,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 			goto drop;
 		if (unlikely(cb->ce))
 			sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
-		sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
-		consume_skb(skb);
+		sroce_cc_rx_cnp(sdev, skb);
 		return;
 	}
 

@@ -24,6 +24,7 @@
 #include "qp.h"
 #include "req.h"
 #include "task.h"
+#include "trace.h"
 
 /* Packets the requester sends per run before yielding to the workqueue. */
 #define SROCE_REQ_BUDGET 64
@@ -531,6 +532,7 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		req->psn = sroce_psn_next(psn);
 		swqe->sent += paylen;
 	}
+	sroce_cc_sent(qp, &qp->cc, skb->len);
 	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
 
 	if (rc)
@@ -642,8 +644,9 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		if (!sroce_req_may_send(qp, swqe) ||
-		    sroce_req_pfc_paused(qp, swqe) || !sroce_req_cpu_ok(qp))
-			return;
+		    sroce_req_pfc_paused(qp, swqe) || !sroce_req_cpu_ok(qp) ||
+		    !sroce_cc_may_send(qp, &qp->cc))
+			return; /* paused: pfc.c kicks; pacing: cc.c's timer */
 		if (!budget--) {
 			/* Let other QPs and softirqs run; go on later. */
 			sroce_task_schedule(qp);
@@ -692,6 +695,7 @@ void sroce_req_retry(struct sroce_qp *qp, u32 psn)
 	if (req->done == req->fetched)
 		return;
 	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RETRANS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn);
 	/* Everything before @psn is acknowledged: it lies in WQE done. */
 	swqe = sroce_req_swqe(qp, req->done);
 	if (!swqe->started)

@@ -22,6 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 
+#include "cc.h"
 #include "counters.h"
 #include "device.h"
 #include "mem.h"
@@ -149,6 +150,10 @@ static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
 			err = -EAGAIN;
 			break;
 		}
+		if (!sroce_cc_may_send(c->qp, &c->qp->cc)) {
+			err = -EBUSY; /* paced: cc.c's timer kicks us */
+			break;
+		}
 		skb = sroce_rd_skb(c, opcode, n, psn, e->msn);
 		if (unlikely(!skb)) {
 			err = -EAGAIN;
@@ -162,6 +167,7 @@ static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
 			err = -EACCES;
 			break;
 		}
+		sroce_cc_sent(c->qp, &c->qp->cc, skb->len);
 		sroce_pkt_xmit(c->sdev, &c->av, sroce_qp_sport(c->qp), skb);
 		r->rd_off += n;
 		(*budget)--;
@@ -212,6 +218,8 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 			sroce_resp_schedule(c);
 			return;
 		}
+		if (err == -EBUSY)
+			return;
 		if (unlikely(err)) {
 			/* The MR went away under a queued READ (IBA 9.7.5.2.4) */
 			sroce_counter_inc(c->sdev,
@@ -374,6 +382,17 @@ void sroce_resp_work(struct work_struct *work)
 	spin_unlock_bh(&r->lock);
 	sroce_resp_after_unlock(&c);
 	sroce_qp_put(qp); /* the work's reference */
+}
+
+void sroce_resp_kick(struct sroce_qp *qp)
+{
+	struct sroce_resp *r = &qp->resp;
+	struct sroce_resp_ctx c = { .qp = qp };
+
+	spin_lock_bh(&r->lock);
+	if (r->rd_send != r->rd_head && !r->error)
+		sroce_resp_schedule(&c);
+	spin_unlock_bh(&r->lock);
 }
 
 void sroce_resp_work_cancel(struct sroce_qp *qp)

@@ -72,5 +72,7 @@ enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb);
 void sroce_resp_work(struct work_struct *work); /* no lock */
 void sroce_resp_work_cancel(struct sroce_qp *qp); /* no lock, may sleep */
+/* Pacing timer (cc.c): queue the work if READ responses wait (no lock). */
+void sroce_resp_kick(struct sroce_qp *qp);
 
 #endif /* _SROCE_RESP_RD_H */

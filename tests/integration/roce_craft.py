@@ -21,6 +21,7 @@ import zlib
 
 ROCE_PORT = 4791
 ETH_P_IP = 0x0800
+SO_TIMESTAMPNS = getattr(socket, 'SO_TIMESTAMPNS', 35)
 
 # Opcodes (IBA Table 36, Annex A17)
 RC_SEND_FIRST = 0x00
@@ -130,6 +131,8 @@ class Wire:
                                 socket.htons(ETH_P_IP))
         self.rx.bind((ifname, ETH_P_IP))
         self.rx.setblocking(False)
+        # Kernel receive timestamps: 'time' of a reply is its arrival.
+        self.rx.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
 
     def send(self, transport, **kw):
         self.tx.sendto(packet(self.src, self.dst, transport, **kw),
@@ -154,9 +157,14 @@ class Wire:
             if not r:
                 break
             try:
-                frame = self.rx.recv(65535)
+                frame, anc, _, _ = self.rx.recvmsg(65535, 256)
             except BlockingIOError:
                 continue
+            when = time.time()
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    sec, nsec = struct.unpack('=qq', data[:16])
+                    when = sec + nsec / 1e9
             p = frame[14:]
             if len(p) < 20 or p[9] != 17:
                 continue
@@ -175,7 +183,9 @@ class Wire:
                          'pkey': pkey, 'dqpn': qpw & 0xffffff,
                          'psn': apsn & 0xffffff,
                          'ackreq': bool(apsn >> 31), 'icrc_ok': good,
-                         'sport': struct.unpack('!H', p[ihl:ihl + 2])[0]},
+                         'sport': struct.unpack('!H', p[ihl:ihl + 2])[0],
+                         'tos': p[1], 'becn': bool(qpw & 0x40000000),
+                         'time': when},
                         t[12:-4]))
         return out
 

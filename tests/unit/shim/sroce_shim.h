@@ -47,6 +47,7 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
 }
+#define sizeof_field(T, m) sizeof(((T *)0)->m)
 
 #define cpu_to_be16(x) ((__force __be16)htobe16(x))
 #define cpu_to_be32(x) ((__force __be32)htobe32(x))

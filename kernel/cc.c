@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cc.c - congestion control glue: the algorithm registry, per-device
+ * defaults, per-QP state, the reaction point (CNP receive) and pacing.
+ *
+ * Pacing is by earliest departure time (sroce_cc_pace_sent()): after each
+ * data packet the QP's departure time advances by its size at the current
+ * rate; a packet whose time has not come waits for the pacing hrtimer,
+ * which runs the requester and the responder's READ work again.  Only a QP
+ * whose algorithm is active (it has seen a CNP and is below line rate) is
+ * paced; for the others sroce_cc_may_send() is one branch.
+ */
+#include <linux/ktime.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+#include "cc.h"
+#include "counters.h"
+#include "device.h"
+#include "ecn.h"
+#include "proto/hdr.h"
+#include "qp.h"
+#include "recv.h"
+#include "req.h"
+#include "resp_rd.h"
+#include "trace.h"
+
+/*
+ * Departure-time credit a QP keeps across an idle period, and the lateness
+ * of the pacing timer that does not cost rate: a timer that fires late
+ * leaves the QP up to this much behind its schedule, which it catches up.
+ */
+#define SROCE_CC_BURST_NS (250 * NSEC_PER_USEC)
+
+/* Serialises writers of sroce_cc_algos and device algorithm selection. */
+DEFINE_MUTEX(sroce_cc_algo_lock);
+/* Registered algorithms: writers hold sroce_cc_algo_lock, readers RCU. */
+static LIST_HEAD(sroce_cc_algos);
+
+static struct sroce_cc_algo sroce_cc_builtin[] = {
+	{ .ops = &sroce_cc_none_ops },
+	{ .ops = &sroce_cc_dcqcn_ops },
+	{ .ops = &sroce_cc_dctcp_ops },
+};
+
+/* ---- registry ---- */
+
+struct sroce_cc_algo *sroce_cc_find(const char *name)
+{
+	struct sroce_cc_algo *a;
+
+	list_for_each_entry_rcu(a, &sroce_cc_algos, list,
+				lockdep_is_held(&sroce_cc_algo_lock))
+		if (!strcmp(a->ops->name, name))
+			return a;
+	return NULL;
+}
+
+struct list_head *sroce_cc_algo_list(void)
+{
+	return &sroce_cc_algos;
+}
+
+int sroce_cc_register(struct sroce_cc_algo *algo)
+{
+	const struct sroce_cc_ops *ops = algo->ops;
+	int err = 0;
+
+	if (!ops || !ops->name || !ops->init ||
+	    strlen(ops->name) >= SROCE_CC_NAME_MAX)
+		return -EINVAL;
+	mutex_lock(&sroce_cc_algo_lock);
+	if (sroce_cc_find(ops->name))
+		err = -EEXIST;
+	else
+		list_add_tail_rcu(&algo->list, &sroce_cc_algos);
+	mutex_unlock(&sroce_cc_algo_lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(sroce_cc_register);
+
+/*
+ * A QP or a device that uses @algo holds a reference on its module, so an
+ * algorithm module is only unregistered when nothing uses it.
+ */
+void sroce_cc_unregister(struct sroce_cc_algo *algo)
+{
+	mutex_lock(&sroce_cc_algo_lock);
+	list_del_rcu(&algo->list);
+	mutex_unlock(&sroce_cc_algo_lock);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(sroce_cc_unregister);
+
+int sroce_cc_init(void)
+{
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(sroce_cc_builtin); i++) {
+		sroce_cc_builtin[i].owner = THIS_MODULE;
+		err = sroce_cc_register(&sroce_cc_builtin[i]);
+		if (err)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		sroce_cc_unregister(&sroce_cc_builtin[i]);
+	return err;
+}
+
+void sroce_cc_exit(void)
+{
+	int i = ARRAY_SIZE(sroce_cc_builtin);
+
+	while (i--)
+		sroce_cc_unregister(&sroce_cc_builtin[i]);
+}
+
+/* ---- device ---- */
+
+/* IB speed enum -> Mb/s per lane. */
+static u32 sroce_cc_lane_mbps(u16 speed)
+{
+	switch (speed) {
+	case IB_SPEED_DDR:
+		return 5000;
+	case IB_SPEED_QDR:
+	case IB_SPEED_FDR10:
+		return 10000;
+	case IB_SPEED_FDR:
+		return 14000;
+	case IB_SPEED_EDR:
+		return 25000;
+	case IB_SPEED_HDR:
+		return 50000;
+	case IB_SPEED_NDR:
+		return 100000;
+	default:
+		return 2500;
+	}
+}
+
+u64 sroce_cc_port_rate(struct sroce_dev *sdev)
+{
+	unsigned long flags;
+	u16 speed;
+	u8 width;
+
+	spin_lock_irqsave(&sdev->port_lock, flags);
+	speed = sdev->active_speed;
+	width = sdev->active_width;
+	spin_unlock_irqrestore(&sdev->port_lock, flags);
+	return (u64)sroce_cc_lane_mbps(speed) * ib_width_enum_to_int(width) *
+	       SROCE_CC_KBPS_PER_MBPS;
+}
+
+int sroce_cc_dev_init(struct sroce_dev *sdev)
+{
+	struct sroce_cc_dev *cd;
+	struct sroce_cc_params *p;
+	int i;
+
+	cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd)
+		return -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		kfree(cd);
+		return -ENOMEM;
+	}
+	/* line_rate here is rpg_max_rate: 0 = the port speed. */
+	sroce_cc_params_default(p, SROCE_CC_MLX, 0);
+	mutex_init(&cd->lock);
+	RCU_INIT_POINTER(cd->rp, p);
+	/* DCQCN for new QPs; it costs nothing until a CNP arrives. */
+	RCU_INIT_POINTER(cd->algo, &sroce_cc_builtin[1]);
+	cd->min_time_between_cnps = 50; /* us, per QP (the paper's N) */
+	cd->cnp_dscp = 48;
+	cd->cnp_802p_prio = 6;
+	cd->cnp_ecn = INET_ECN_NOT_ECT;
+	cd->np_enable = 0xff;
+	cd->rp_enable = 0xff;
+	for (i = 0; i < SROCE_CC_PRIOS; i++)
+		cd->ect[i] = INET_ECN_ECT_0;
+	sdev->cc = cd;
+	return 0;
+}
+
+void sroce_cc_dev_fini(struct sroce_dev *sdev)
+{
+	struct sroce_cc_dev *cd = sdev->cc;
+	struct sroce_cc_algo *algo;
+
+	if (!cd)
+		return;
+	/* Built-in algorithms only hold THIS_MODULE, taken per selection. */
+	algo = rcu_dereference_protected(cd->algo, true);
+	if (algo && algo->owner != THIS_MODULE)
+		module_put(algo->owner);
+	kfree(rcu_dereference_protected(cd->rp, true));
+	mutex_destroy(&cd->lock);
+	kfree(cd);
+	sdev->cc = NULL;
+}
+
+/* ---- QP ---- */
+
+/* The device's parameters for @qp, line rate resolved (RCU inside). */
+static void sroce_cc_params_of(struct sroce_qp *qp, struct sroce_cc_params *p)
+{
+	u64 port = qp->cc.line_rate;
+
+	rcu_read_lock();
+	*p = *rcu_dereference(qp->sdev->cc->rp);
+	rcu_read_unlock();
+	if (!p->line_rate || p->line_rate > port)
+		p->line_rate = port;
+}
+
+/* After a hook ran: trace a rate change, publish active.  cc.lock held. */
+static void sroce_cc_after(struct sroce_qp *qp, u64 old_rate)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	const struct sroce_cc_ops *ops = cc->algo->ops;
+
+	lockdep_assert_held(&cc->lock);
+	if (cc->st.rate != old_rate) {
+		trace_sroce_cc_rate(qp->ibqp.qp_num, old_rate, cc->st.rate,
+				    cc->st.reason);
+		if (ops->alpha)
+			trace_sroce_cc_alpha(qp->ibqp.qp_num,
+					     ops->alpha(&cc->st));
+	}
+	WRITE_ONCE(cc->active, cc->st.active);
+}
+
+static enum hrtimer_restart sroce_cc_pace_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, cc.pace_timer);
+
+	/*
+	 * No reference: destroy cancels this timer (sroce_cc_qp_stop())
+	 * before it drops the QP's own reference.
+	 */
+	sroce_req_run(qp);
+	sroce_resp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+void sroce_cc_qp_init(struct sroce_qp *qp)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	struct sroce_cc_params p;
+	struct sroce_cc_algo *algo;
+
+	spin_lock_init(&cc->lock);
+	hrtimer_init(&cc->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	cc->pace_timer.function = sroce_cc_pace_timer;
+	cc->line_rate = sroce_cc_port_rate(qp->sdev);
+
+	/*
+	 * A reference on an algorithm's module, not on our own: ib_core's
+	 * GSI QP lives as long as the device, and rmmod must be able to
+	 * remove devices (and with them every QP) while it exists.
+	 */
+	rcu_read_lock();
+	algo = rcu_dereference(qp->sdev->cc->algo);
+	if (!algo ||
+	    (algo->owner != THIS_MODULE && !try_module_get(algo->owner)))
+		algo = &sroce_cc_builtin[0];
+	rcu_read_unlock();
+	cc->algo = algo;
+	sroce_cc_params_of(qp, &p);
+	algo->ops->init(&cc->st, &p, ktime_get_ns());
+	cc->active = false;
+}
+
+void sroce_cc_qp_stop(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->cc.lock, flags);
+	qp->cc.stopped = true;
+	spin_unlock_irqrestore(&qp->cc.lock, flags);
+	hrtimer_cancel(&qp->cc.pace_timer);
+}
+
+void sroce_cc_qp_cleanup(struct sroce_qp *qp)
+{
+	if (qp->cc.algo->owner != THIS_MODULE)
+		module_put(qp->cc.algo->owner);
+}
+
+bool sroce_cc_pace_slow(struct sroce_qp *qp)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	const struct sroce_cc_ops *ops = cc->algo->ops;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	bool ok = true;
+	u64 now;
+
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	now = ktime_get_ns();
+	if (ops->on_timer) {
+		u64 old = cc->st.rate;
+
+		ops->on_timer(&cc->st, &p, now);
+		sroce_cc_after(qp, old);
+	}
+	if (cc->st.active && !sroce_cc_pace_ok(cc->edt, now)) {
+		ok = false;
+		if (!cc->stopped && !hrtimer_is_queued(&cc->pace_timer))
+			hrtimer_start(&cc->pace_timer, ns_to_ktime(cc->edt),
+				      HRTIMER_MODE_ABS_SOFT);
+	}
+	spin_unlock_irqrestore(&cc->lock, flags);
+	return ok;
+}
+
+void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	const struct sroce_cc_ops *ops = cc->algo->ops;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	u64 now, old;
+
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	now = ktime_get_ns();
+	old = cc->st.rate;
+	if (ops->on_sent)
+		ops->on_sent(&cc->st, &p, now, bytes);
+	sroce_cc_after(qp, old);
+	if (cc->st.active)
+		cc->edt = sroce_cc_pace_sent(cc->edt, now, bytes, cc->st.rate,
+					     SROCE_CC_BURST_NS);
+	spin_unlock_irqrestore(&cc->lock, flags);
+}
+
+/* ---- reaction point ---- */
+
+/* The RP handles a CNP for @qp: enabled for its priority, algorithm on. */
+static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	const struct sroce_cc_ops *ops = cc->algo->ops;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	bool handled;
+	u64 old;
+
+	if (!(READ_ONCE(qp->sdev->cc->rp_enable) &
+	      BIT(sroce_ecn_qp_prio(qp))) ||
+	    !ops->on_cnp)
+		return false;
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	old = cc->st.rate;
+	handled = ops->on_cnp(&cc->st, &p, ktime_get_ns());
+	sroce_cc_after(qp, old);
+	spin_unlock_irqrestore(&cc->lock, flags);
+	return handled;
+}
+
+void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	u32 qpn = sroce_bth_destqp(sroce_rx_bth(skb));
+	struct sroce_qp *qp;
+	bool handled = false;
+
+	sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
+	/* Annex A17: no PSN or state check; a CNP is never acknowledged. */
+	qp = qpn ? sroce_qp_get(sdev, qpn) : NULL;
+	if (qp) {
+		handled = sroce_cc_rp_cnp(qp);
+		sroce_qp_put(qp);
+	}
+	trace_sroce_cnp_rcvd(qpn, handled);
+	sroce_counter_inc(sdev, handled ? SROCE_CNT_RP_CNP_HANDLED :
+					  SROCE_CNT_RP_CNP_IGNORED);
+	consume_skb(skb);
+}
+
+/* ---- rdma resource show qp -dd ---- */
+
+static int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp_cc *cc = &qp->cc;
+	struct nlattr *table;
+	unsigned long flags;
+	u32 alpha = 0;
+	u64 rate;
+
+	spin_lock_irqsave(&cc->lock, flags);
+	rate = cc->st.active ? cc->st.rate : cc->line_rate;
+	if (cc->algo->ops->alpha)
+		alpha = cc->algo->ops->alpha(&cc->st);
+	spin_unlock_irqrestore(&cc->lock, flags);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "cc_algo", cc->algo->ops->name) ||
+	    rdma_nl_put_driver_u64(msg, "cc_rate_kbps", rate) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha_q20", alpha)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+const struct ib_device_ops sroce_cc_dev_ops = {
+	.fill_res_qp_entry = sroce_cc_fill_res_qp,
+};

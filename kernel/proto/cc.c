@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cc.c - shared parts of the congestion control core: default parameters,
+ * the alpha and cut equations every ECN algorithm uses, and `none`.
+ *
+ * Equations (Zhu et al., SIGCOMM 2015, section 3.2, and NVIDIA's knobs):
+ *   alpha <- g * alpha + (1 - g) * marked          g = dce_tcp_g / 1024
+ *   Rc    <- Rc * (1 - alpha / 2^(gd - 10))        gd = 11: alpha / 2
+ * with the cut bounded by rpg_min_dec_fac and rpg_min_rate.
+ */
+#include "cc.h"
+
+/* Exact single updates up to this many periods, squaring beyond. */
+#define SROCE_CC_DECAY_EXACT 64
+
+void sroce_cc_params_default(struct sroce_cc_params *p,
+			     enum sroce_cc_flavour flavour, u64 line_rate)
+{
+	memset(p, 0, sizeof(*p));
+	p->line_rate = line_rate;
+	p->min_rate = 1 * SROCE_CC_KBPS_PER_MBPS;
+	p->gd = 11;
+	p->min_dec_fac = 50;
+	p->flavour = flavour;
+	if (flavour == SROCE_CC_PAPER) {
+		/* SIGCOMM 2015, 40 Gb/s: T 55 us, B 10 MB, F 5, g 1/256. */
+		p->ai_rate = 40 * SROCE_CC_KBPS_PER_MBPS;
+		p->hai_rate = 200 * SROCE_CC_KBPS_PER_MBPS;
+		p->time_reset_us = 55;
+		p->byte_reset = 10 * 1024 * 1024;
+		p->threshold = 5;
+		p->g = SROCE_CC_G_ONE - SROCE_CC_G_ONE / 256;
+		p->alpha_period_us = 55; /* K */
+		p->monitor_period_us = 0;
+		p->initial_alpha = SROCE_CC_G_ONE; /* alpha starts at 1 */
+		p->clamp_tgt_rate = true; /* Rt = Rc on every cut */
+		p->clamp_tgt_rate_after_time_inc = false;
+	} else {
+		/* NVIDIA firmware defaults (ecn/roce_rp/). */
+		p->ai_rate = 5 * SROCE_CC_KBPS_PER_MBPS;
+		p->hai_rate = 50 * SROCE_CC_KBPS_PER_MBPS;
+		p->time_reset_us = 300;
+		p->byte_reset = 32767;
+		p->threshold = 1;
+		p->g = 1019;
+		p->alpha_period_us = 1;
+		p->monitor_period_us = 4;
+		p->initial_alpha = 1023;
+		p->clamp_tgt_rate = false;
+		p->clamp_tgt_rate_after_time_inc = true;
+	}
+}
+
+static u32 sroce_cc_mul_g(u32 alpha, u32 g)
+{
+	return (u32)(((u64)alpha * g) / SROCE_CC_G_ONE);
+}
+
+u32 sroce_cc_alpha_update(u32 alpha, u32 g, bool marked)
+{
+	u32 a = sroce_cc_mul_g(alpha, g);
+
+	if (marked)
+		a += (u32)(((u64)SROCE_CC_ONE * (SROCE_CC_G_ONE - g)) /
+			   SROCE_CC_G_ONE);
+	return a > SROCE_CC_ONE ? SROCE_CC_ONE : a;
+}
+
+u32 sroce_cc_alpha_decay(u32 alpha, u32 g, u64 n)
+{
+	u64 f = ((u64)g << 20) / SROCE_CC_G_ONE; /* g in Q20 */
+	u64 a = alpha;
+
+	if (n <= SROCE_CC_DECAY_EXACT) {
+		for (; n && a; n--)
+			a = sroce_cc_mul_g((u32)a, g);
+		return (u32)a;
+	}
+	/* A long idle: a * f^n by squaring, O(log n). */
+	while (n && a) {
+		if (n & 1)
+			a = (a * f) >> 20;
+		f = (f * f) >> 20;
+		n >>= 1;
+	}
+	return (u32)a;
+}
+
+u64 sroce_cc_cut(const struct sroce_cc_params *p, u64 rate, u32 alpha)
+{
+	u64 dec = (rate * alpha) >> 20; /* rate * alpha */
+	u64 floor;
+
+	if (p->gd >= 10)
+		dec >>= p->gd - 10;
+	else
+		dec <<= 10 - p->gd;
+	if (dec > rate)
+		dec = rate;
+	rate -= dec;
+	floor = (rate + dec) * p->min_dec_fac / 100;
+	if (rate < floor)
+		rate = floor;
+	if (rate < p->min_rate)
+		rate = p->min_rate;
+	return rate;
+}
+
+/* ---- none: always line rate ---- */
+
+static void sroce_cc_none_init(struct sroce_cc_state *s,
+			       const struct sroce_cc_params *p, u64 now)
+{
+	memset(s, 0, sizeof(*s));
+	s->rate = p->line_rate;
+}
+
+static bool sroce_cc_none_cnp(struct sroce_cc_state *s,
+			      const struct sroce_cc_params *p, u64 now)
+{
+	return false;
+}
+
+const struct sroce_cc_ops sroce_cc_none_ops = {
+	.name = "none",
+	.init = sroce_cc_none_init,
+	.on_cnp = sroce_cc_none_cnp,
+};

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cc.h - the pure core of congestion control: parameters, per-QP state and
+ * the algorithm interface (in the spirit of tcp_congestion_ops).
+ *
+ * An algorithm is a set of functions over a struct sroce_cc_state; every
+ * function gets the time (ns, any monotonic clock) and the parameters as
+ * arguments, takes no lock and allocates nothing.  The kernel glue
+ * (kernel/cc.c) serialises the calls of one QP, reads the clock and
+ * enforces cc->rate by pacing.  The same sources build into the unit tests.
+ *
+ * Units: rates in kbit/s, times in ns (parameters in us, as the knobs),
+ * alpha in Q20 fixed point (SROCE_CC_ONE is 1.0), g-like factors in 1/1024.
+ *
+ * Time is evaluated lazily: an algorithm brings its timers up to date
+ * whenever it is called (sroce_cc_*() below), so an idle QP needs no timer.
+ */
+#ifndef _SROCE_PROTO_CC_H
+#define _SROCE_PROTO_CC_H
+
+#include "env.h"
+
+#define SROCE_CC_ONE ((u32)BIT(20)) /* alpha = 1.0 */
+#define SROCE_CC_G_ONE 1024U /* dce_tcp_g = 1.0 */
+#define SROCE_CC_NS_PER_US 1000ULL
+#define SROCE_CC_KBPS_PER_MBPS 1000ULL
+
+/* DCQCN flavour (the `flavour` knob). */
+enum sroce_cc_flavour {
+	/* SIGCOMM 2015: alpha updated on each CNP and decayed every K us. */
+	SROCE_CC_PAPER,
+	/* NVIDIA firmware: periodic alpha, cuts deferred to a monitor period. */
+	SROCE_CC_MLX,
+};
+
+/*
+ * Reaction point parameters, one set per device, named after NVIDIA's
+ * ecn/roce_rp/ files (rates in Mb/s and times in us there; converted here).
+ */
+struct sroce_cc_params {
+	u64 line_rate; /* kbit/s: port speed, or rpg_max_rate if lower */
+	u64 min_rate; /* rpg_min_rate, kbit/s: the floor of every cut */
+	u64 ai_rate; /* rpg_ai_rate, kbit/s: additive increase step */
+	u64 hai_rate; /* rpg_hai_rate, kbit/s: hyper increase step */
+	u64 first_cnp_rate; /* rate_to_set_on_first_cnp, kbit/s; 0 = off */
+	u32 time_reset_us; /* rpg_time_reset: rate increase timer */
+	u32 byte_reset; /* rpg_byte_reset: bytes per stage; 0 = off */
+	u32 threshold; /* rpg_threshold: F, stages of fast recovery */
+	u32 gd; /* rpg_gd: cut = alpha / 2^(gd - 10) of the rate */
+	u32 min_dec_fac; /* rpg_min_dec_fac: a cut keeps >= this % */
+	u32 g; /* dce_tcp_g: alpha = g/1024 * alpha + (1 - g/1024) * x */
+	u32 alpha_period_us; /* dce_tcp_rtt: alpha update period (K) */
+	u32 monitor_period_us; /* rate_reduce_monitor_period (mlx) */
+	u32 initial_alpha; /* initial_alpha_value, 1/1024 (mlx) */
+	bool clamp_tgt_rate; /* on a cut always Rt = Rc */
+	bool clamp_tgt_rate_after_time_inc; /* Rt = Rc if timer raised Rc */
+	u8 flavour; /* enum sroce_cc_flavour */
+};
+
+/* Per-QP state: the current rate plus the algorithm's private words. */
+struct sroce_cc_state {
+	u64 rate; /* kbit/s the QP may send at now; line_rate = unpaced */
+	u8 reason; /* enum sroce_cc_reason of the last rate change */
+	/*
+	 * The algorithm runs (a CNP was seen and it has not recovered): the
+	 * caller must pace at rate and call on_sent/on_timer.  0 = idle at
+	 * line rate, where the hooks cost nothing.
+	 */
+	u8 active;
+	u64 priv[10]; /* algorithm state (see each algorithm's .c) */
+};
+
+/* Why a rate changed (tracepoint argument). */
+enum sroce_cc_reason {
+	SROCE_CC_R_NONE,
+	SROCE_CC_R_CUT, /* a CNP (or a window with one) */
+	SROCE_CC_R_FIRST_CNP, /* rate_to_set_on_first_cnp */
+	SROCE_CC_R_FAST_RECOVERY,
+	SROCE_CC_R_ADDITIVE,
+	SROCE_CC_R_HYPER,
+	SROCE_CC_R_RECOVERED, /* back to line rate after a long idle */
+};
+
+/*
+ * An algorithm.  All hooks may be NULL except init.  @now is in ns and
+ * never goes backwards for one state.  A hook that changes s->rate sets
+ * s->reason.
+ */
+struct sroce_cc_ops {
+	const char *name;
+	/* Start at line rate (no allocation: the state is embedded). */
+	void (*init)(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		     u64 now);
+	/* A CNP for this QP arrived.  false: ignored (counted rp_cnp_ignored). */
+	bool (*on_cnp)(struct sroce_cc_state *s,
+		       const struct sroce_cc_params *p, u64 now);
+	/* An ACK with an RTT sample (ns; 0 = none) for @bytes acknowledged. */
+	void (*on_ack)(struct sroce_cc_state *s,
+		       const struct sroce_cc_params *p, u64 now, u64 rtt,
+		       u32 bytes);
+	/* @bytes of payload-carrying packet were sent. */
+	void (*on_sent)(struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 now, u32 bytes);
+	/* Bring the timers up to @now (rate increases, deferred cuts). */
+	void (*on_timer)(struct sroce_cc_state *s,
+			 const struct sroce_cc_params *p, u64 now);
+	/* Alpha (Q20) for tracing and debugging; NULL if the algorithm has none. */
+	u32 (*alpha)(const struct sroce_cc_state *s);
+};
+
+extern const struct sroce_cc_ops sroce_cc_none_ops;
+extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
+extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
+
+/* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
+void sroce_cc_params_default(struct sroce_cc_params *p,
+			     enum sroce_cc_flavour flavour, u64 line_rate);
+
+/*
+ * alpha * (g/1024)^n, rounded down at each step as n single updates would
+ * be for n <= 64, by squaring beyond (O(log n): a long idle is cheap).
+ */
+u32 sroce_cc_alpha_decay(u32 alpha, u32 g, u64 n);
+
+/* One alpha update: g/1024 * alpha + (1 - g/1024) * (@marked ? 1 : 0). */
+u32 sroce_cc_alpha_update(u32 alpha, u32 g, bool marked);
+
+/*
+ * The rate after a cut of @rate by alpha: rate * (1 - alpha / 2^(gd-10)),
+ * at least min_dec_fac % of @rate and at least min_rate.
+ */
+u64 sroce_cc_cut(const struct sroce_cc_params *p, u64 rate, u32 alpha);
+
+/*
+ * Notification point throttle: may a CNP go out at @now when the last one
+ * for the QP left at @last (0 = never)?  @min_gap_ns 0 = every packet.
+ */
+static inline bool sroce_cc_np_may_send(u64 last, u64 now, u64 min_gap_ns)
+{
+	return !last || !min_gap_ns || now - last >= min_gap_ns;
+}
+
+/* ns it takes to send @bytes at @rate kbit/s (rate 0 is treated as 1). */
+static inline u64 sroce_cc_tx_time(u32 bytes, u64 rate)
+{
+	return (u64)bytes * 8 * 1000000ULL / (rate ? rate : 1);
+}
+
+/*
+ * Pacing by earliest departure time.  @edt is when the QP's next packet may
+ * leave; a QP that was idle restarts from @now with at most @burst ns of
+ * credit.  Returns the departure time after a packet of @bytes sent at
+ * @now (call only when sroce_cc_pace_ok()).
+ */
+static inline u64 sroce_cc_pace_sent(u64 edt, u64 now, u32 bytes, u64 rate,
+				     u64 burst)
+{
+	if (edt + burst < now)
+		edt = now - burst;
+	return edt + sroce_cc_tx_time(bytes, rate);
+}
+
+/* May a packet leave at @now?  (It may if @edt is not in the future.) */
+static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
+{
+	return edt <= now;
+}
+
+#endif /* _SROCE_PROTO_CC_H */

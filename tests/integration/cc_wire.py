@@ -1,0 +1,262 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""cc_wire.py - ECN marking, the notification point and the reaction
+point (pacing) of sroce, on the wire.
+
+Runs in ns2 of make_two_ns (lib.sh), like resp_wire.py: verbs objects live
+on sroce1 (10.11.0.1) and the test plays the remote peer 10.11.0.2 by hand
+with roce_craft (raw IPv4 socket out, AF_PACKET in on v2).
+
+usage: cc_wire.py SGID_INDEX KNOB_DIR
+  KNOB_DIR: sroce1's ecn/ directory as seen from init_net.
+Prints KTAP and "N passed, N failed".
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import struct
+
+import pyverbs.enums as e
+import roce_craft as rc
+from pyverbs.wr import SGE, SendWR
+from resp_wire import Rig, check, counter, describe, poll, results
+
+PEER_QPN = 0xabc
+
+
+def knob(path, value=None):
+    full = os.path.join(sys.argv[2], path)
+    if value is None:
+        with open(full) as f:
+            return f.read().strip()
+    with open(full, 'w') as f:
+        f.write(str(value))
+    return None
+
+
+def cnps(replies):
+    return [b for b, _ in replies if b['opcode'] == rc.CNP]
+
+
+def acks(replies):
+    return [b for b, _ in replies if b['opcode'] == rc.RC_ACK]
+
+
+def test_tx_ecn(rig, qp):
+    """ECT(0) by default on what sroce sends; per priority; DSCP default."""
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 100, ackreq=True) + b'a')
+    a = acks(r)
+    check('ACK carries ECT(0) by default (ECN bits 10)',
+          len(a) == 1 and a[0]['tos'] & 3 == 2, describe(r))
+    knob('roce_tx/ect/0', 1)
+    knob('roce_tx/default_dscp', 10)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 101, ackreq=True) + b'b')
+    a = acks(r)
+    # DSCP 10 is priority 1: ect/0 no longer applies, ect/1 (ECT(0)) does.
+    check('default_dscp 10 sets the DSCP (priority 1 keeps ECT(0))',
+          len(a) == 1 and a[0]['tos'] == (10 << 2 | 2), describe(r))
+    knob('roce_tx/default_dscp', 0)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 102, ackreq=True) + b'c')
+    a = acks(r)
+    check('ect/0 = 1 sends ECT(1) on priority 0',
+          len(a) == 1 and a[0]['tos'] == 1, describe(r))
+    knob('roce_tx/ect/0', 0)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 103, ackreq=True) + b'd')
+    a = acks(r)
+    check('ect/0 = 0 sends not-ECT', len(a) == 1 and a[0]['tos'] == 0,
+          describe(r))
+    knob('roce_tx/ect/0', 2)
+
+
+def test_np(rig, qp, ud):
+    """CE-marked packets make sroce send CNPs, throttled per QP."""
+    knob('roce_np/min_time_between_cnps', 1000000)  # 1 s
+    marked = counter('np_ecn_marked_roce_packets')
+    sent = counter('np_cnp_sent')
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 104, ackreq=True) + b'e',
+                want=2, tos=0x03)
+    c = cnps(r)
+    check('CE on an RC SEND: a CNP to the peer QP',
+          len(c) == 1 and c[0]['dqpn'] == PEER_QPN, describe(r))
+    check('the CNP: P_Key ffff, BECN, PSN 0, valid ICRC',
+          len(c) == 1 and c[0]['pkey'] == 0xffff and c[0]['becn'] and
+          c[0]['psn'] == 0 and c[0]['icrc_ok'], describe(r))
+    check('the CNP: DSCP 48, not-ECT, 16 reserved zero bytes',
+          len(c) == 1 and c[0]['tos'] == 48 << 2 and
+          [rest for b, rest in r if b['opcode'] == rc.CNP][0] ==
+          b'\0' * 16, describe(r))
+    rig.wire.drain()
+    for i in range(5):
+        rig.send(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 105 + i, ackreq=True) +
+                 b'f', tos=0x03)
+    r = rig.wire.replies(want=10, timeout=1.0)
+    check('min_time_between_cnps 1 s: no CNP for 5 more marked packets',
+          not cnps(r) and len(acks(r)) == 5, describe(r))
+    knob('roce_np/min_time_between_cnps', 0)
+    knob('roce_np/cnp_dscp', 26)
+    rig.wire.drain()
+    for i in range(3):
+        rig.send(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 110 + i, ackreq=True) +
+                 b'g', tos=0x03)
+    r = rig.wire.replies(want=6, timeout=2.0)
+    c = cnps(r)
+    check('min_time_between_cnps 0: a CNP per marked packet, cnp_dscp 26',
+          len(c) == 3 and all(b['tos'] == 26 << 2 for b in c), describe(r))
+    time.sleep(0.2)
+    check('np_ecn_marked_roce_packets +9 and np_cnp_sent +4',
+          counter('np_ecn_marked_roce_packets') - marked == 9 and
+          counter('np_cnp_sent') - sent == 4,
+          (counter('np_ecn_marked_roce_packets') - marked,
+           counter('np_cnp_sent') - sent))
+    knob('roce_np/cnp_dscp', 48)
+
+    knob('roce_np/enable/0', 0)
+    r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 113, ackreq=True) + b'h',
+                want=2, timeout=1.0, tos=0x03)
+    check('roce_np/enable/0 = 0: no CNP', not cnps(r) and len(acks(r)) == 1,
+          describe(r))
+    knob('roce_np/enable/0', 1)
+
+    rig.post_recv(ud, 0, 256, 7)
+    r = rig.ask(rc.bth(rc.UD_SEND_ONLY, ud.qp_num, 1) +
+                rc.deth(0x11223344, 0x77) + b'ud', tos=0x03)
+    c = cnps(r)
+    check('CE on a UD SEND: a CNP to the DETH source QP',
+          len(c) == 1 and c[0]['dqpn'] == 0x77 and c[0]['icrc_ok'],
+          describe(r))
+
+
+def read_span(rig, qp, psn, length=16384):
+    """READ @length from sroce1 as the peer; (packets, first-to-last s)."""
+    rig.mr.write(bytes((i * 13) & 0xff for i in range(length)), length, 0)
+    want = (length + 1023) // 1024
+    r = rig.ask(rc.bth(rc.RC_READ_REQ, qp.qp_num, psn) +
+                rc.reth(rig.mr.buf, rig.mr.rkey, length), want=want,
+                timeout=10.0)
+    r = [x for x in r if x[0]['opcode'] in (rc.RC_READ_RESP_FIRST,
+                                            rc.RC_READ_RESP_MIDDLE,
+                                            rc.RC_READ_RESP_LAST)]
+    if len(r) != want:
+        return len(r), 0.0
+    return len(r), r[-1][0]['time'] - r[0][0]['time']
+
+
+def test_rp(rig):
+    """CNPs: ignored for unknown QPs, handled for ours; READ paced."""
+    ign = counter('rp_cnp_ignored')
+    rig.send(rc.bth(rc.CNP, 0x7fff00, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    check('CNP for an unknown QP: rp_cnp_ignored +1',
+          counter('rp_cnp_ignored') - ign == 1)
+
+    base_qp = rig.rc_qp()
+    n, base = read_span(rig, base_qp, 100)
+    check('unpaced READ of 16 KB: 16 responses', n == 16, n)
+    print('# unpaced 16 KB READ: %.1f ms first to last' % (base * 1e3))
+
+    knob('roce_rp/flavour', 'mlx')
+    knob('roce_rp/rate_to_set_on_first_cnp', 5)  # Mb/s
+    knob('roce_rp/rpg_time_reset', 1000000)  # no increase during the test
+    knob('roce_rp/rpg_byte_reset', 0)
+    # alpha stays at initial_alpha_value (no alpha period ends): every cut
+    # of the flood below halves the rate, down to the floor.
+    knob('roce_rp/dce_tcp_rtt', 1000000)
+    knob('roce_rp/rpg_min_rate', 2)
+    qp = rig.rc_qp()
+    hnd = counter('rp_cnp_handled')
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    check('CNP for our QP: rp_cnp_handled +1',
+          counter('rp_cnp_handled') - hnd == 1)
+    n, paced = read_span(rig, qp, 100)
+    print('# 16 KB READ at 5 Mb/s: %.1f ms first to last' % (paced * 1e3))
+    # 15 gaps of 1040 bytes at 5 Mb/s = 25 ms (less 0.25 ms of credit and
+    # the sniffer's jitter under TCG); unpaced it takes 1-6 ms.
+    check('READ responses paced at 5 Mb/s: 16 packets over >= 20 ms',
+          n == 16 and paced >= 0.020, (n, paced))
+    data_ok = rig.mr.read(16, 0) == bytes((i * 13) & 0xff for i in range(16))
+    check('paced READ data intact', data_ok)
+
+    hnd = counter('rp_cnp_handled')
+    for _ in range(2000):
+        rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.5)
+    d = counter('rp_cnp_handled') - hnd
+    check('CNP flood of 2000: all handled', d == 2000, d)
+    out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp', 'link',
+                          'sroce1/1', 'lqpn', str(qp.qp_num)],
+                         capture_output=True, text=True).stdout
+    m = re.search(r'cc_rate_kbps (\d+)', out)
+    check('rdma resource show qp -dd: rate after the flood = rpg_min_rate',
+          m is not None and int(m.group(1)) == 2000 and
+          'cc_algo dcqcn' in out, out)
+    n, paced = read_span(rig, qp, 116, 2048)
+    print('# 2 KB READ after the flood: %.1f ms' % (paced * 1e3))
+    # Floor rpg_min_rate 2 Mb/s: one gap of 1040 bytes is 4.2 ms.
+    check('after the flood the QP still sends, at >= rpg_min_rate',
+          n == 2 and 0.003 <= paced < 0.05, (n, paced))
+
+
+def write_span(rig, qp, length=8192):
+    """RDMA WRITE @length from sroce1's requester: (packets, span s, ok)."""
+    want = (length + 1023) // 1024
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, length, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    r = rig.wire.replies(want, timeout=10.0)
+    r = [x for x in r if x[0]['opcode'] in (rc.RC_WRITE_FIRST,
+                                            rc.RC_WRITE_MIDDLE,
+                                            rc.RC_WRITE_LAST)]
+    if len(r) != want:
+        return len(r), 0.0, False
+    last = r[-1][0]['psn']
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, last) +
+             struct.pack('!I', 0x1f << 24 | 1))
+    wc = poll(rig.cq)
+    ok = wc is not None and wc.status == e.IBV_WC_SUCCESS
+    return len(r), r[-1][0]['time'] - r[0][0]['time'], ok
+
+
+def test_requester_pacing(rig):
+    """The requester (request packets) is paced too."""
+    qp = rig.rc_qp()
+    n, span, ok = write_span(rig, qp)
+    print('# unpaced 8 KB WRITE: %.1f ms first to last' % (span * 1e3))
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.1)
+    n2, span2, ok2 = write_span(rig, qp)
+    print('# 8 KB WRITE after a CNP (5 Mb/s): %.1f ms' % (span2 * 1e3))
+    # 7 gaps of ~1040 bytes at 5 Mb/s = 11.6 ms, less the 0.25 ms of
+    # pacing credit and the sniffer's jitter; unpaced it takes ~1.5 ms.
+    check('RDMA WRITE packets paced at 5 Mb/s, WQEs complete when ACKed',
+          n == 8 and ok and n2 == 8 and ok2 and span2 >= 0.010,
+          (n, ok, n2, ok2, span2))
+
+
+def main():
+    rig = Rig(int(sys.argv[1]))
+    print('KTAP version 1')
+    print('# sroce congestion control on the wire')
+    print('1..21')
+    qp = rig.rc_qp()
+    for i in range(16):
+        rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
+    ud = rig.ud_qp()
+    test_tx_ecn(rig, qp)
+    test_np(rig, qp, ud)
+    test_rp(rig)
+    test_requester_pacing(rig)
+    npass = sum(1 for r in results if r)
+    nfail = len(results) - npass
+    print('%d passed, %d failed' % (npass, nfail))
+    sys.exit(1 if nfail else 0)
+
+
+if __name__ == '__main__':
+    main()

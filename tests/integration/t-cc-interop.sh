@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-cc-interop.sh - congestion control against rdma_rxe: an ECT(0) flow
+# from rxe through a RED/ECN bottleneck arrives CE-marked and makes sroce
+# send CNPs; sroce's own flow to rxe carries ECT(0) (RED marks it rather
+# than dropping it) and still works with CC on.
+#
+# Topology: make_init_veth (see lib.sh), a bottleneck on each egress:
+#
+#   +---------- init_net ----------+      +------------ ns3 ------------+
+#   |  rxe0 (rdma_rxe)             |      |            (sroce) sroce3   |
+#   |    i1  10.12.0.1/24 [htb+RED]| veth |[htb+RED] 10.12.0.2/24  i2   |
+#   +------------------------------+      +-----------------------------+
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+. "$here/dp-lib.sh"
+
+PP_TMO=${PP_TIMEOUT:-120}
+
+ktap_begin 12 "congestion control against rdma_rxe"
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+interop_cleanup() {
+	rdma link delete rxe0 >/dev/null 2>&1
+	wait_until 10 dev_gone rxe0
+	modprobe -r rdma_rxe >/dev/null 2>&1
+}
+trap interop_cleanup EXIT
+
+if ! ktap_check "modprobe rdma_rxe" modprobe rdma_rxe ||
+	! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "veth i1 (init_net) / i2 (ns3)" make_init_veth ||
+	! ktap_check "rdma link add rxe0 on i1" add_link rxe0 rxe i1 ||
+	! ktap_check "rdma link add sroce3 on i2 in ns3" \
+		add_link sroce3 sroce i2 ns3; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+if ! wait_gid rxe0 10.12.0.1 20 || ! wait_gid sroce3 10.12.0.2 20; then
+	ktap_fail "IPv4 GIDs on rxe0 and sroce3" "$(list_gids rxe0)" \
+		"$(list_gids sroce3)"
+	ktap_skip_rest "no GID"
+	ktap_done
+fi
+grxe=$(gid_index rxe0 10.12.0.1)
+gsro=$(gid_index sroce3 10.12.0.2)
+
+# red_bottleneck NS DEV: 20 Mbit/s htb with RED in ECN mode on DEV's egress.
+red_bottleneck() {
+	local pre=()
+	[ "$1" != - ] && pre=(ip netns exec "$1")
+	"${pre[@]}" tc qdisc add dev "$2" root handle 1: htb default 10 &&
+		"${pre[@]}" tc class add dev "$2" parent 1: classid 1:10 htb \
+			rate 20mbit ceil 20mbit &&
+		"${pre[@]}" tc qdisc add dev "$2" parent 1:10 handle 10: red \
+			limit 1000000 min 6000 max 18000 avpkt 1100 burst 8 \
+			probability 0.5 bandwidth 20mbit ecn
+}
+ktap_check "RED/ECN bottlenecks on i1 and i2" \
+	eval 'red_bottleneck - i1 && red_bottleneck ns3 i2'
+
+# red_marked NS DEV
+red_marked() {
+	local pre=()
+	[ "$1" != - ] && pre=(ip netns exec "$1")
+	"${pre[@]}" tc -s qdisc show dev "$2" |
+		awk '/qdisc red/ { r = 1 } r && $1 == "marked" { print $2; exit }'
+}
+
+hwc=/sys/class/infiniband/sroce3/ports/1/hw_counters
+m0=$(cat $hwc/np_ecn_marked_roce_packets)
+c0=$(cat $hwc/np_cnp_sent)
+port=18800
+# rxe -> sroce: rxe's packets carry the traffic class as TOS: 2 = ECT(0).
+PAIR_PORT=$port run_pair "$PP_TMO" \
+	ns3 "ib_write_bw -d sroce3 -x $gsro -p $port -F -s 65536 -n 60" \
+	- "ib_write_bw -d rxe0 -x $grxe -p $port -F -s 65536 -n 60 --tclass=2 10.12.0.2"
+ok=$?
+ktap_result "rxe -> sroce ib_write_bw (ECT(0)) through the bottleneck" $ok \
+	"$(tail -n 15 <<<"$pair_out")"
+[ $ok -eq 0 ] && diag "rxe -> sroce: $(perf_row "$pair_cout")"
+mk=$(red_marked - i1)
+ktap_result "RED on i1 marked rxe's packets CE" \
+	"$([ "${mk:-0}" -gt 0 ]; echo $?)" "marked ${mk:-?}"
+dm=$(($(cat $hwc/np_ecn_marked_roce_packets) - m0))
+dc=$(($(cat $hwc/np_cnp_sent) - c0))
+ktap_result "sroce counted the CE marks (np_ecn_marked_roce_packets)" \
+	"$([ "$dm" -gt 0 ] && [ "$dm" -le "${mk:-0}" ]; echo $?)" \
+	"np_ecn_marked +$dm, RED marked ${mk:-?}"
+ktap_result "sroce sent CNPs to rxe's QP (np_cnp_sent)" \
+	"$([ "$dc" -gt 0 ] && [ "$dc" -le "$dm" ]; echo $?)" \
+	"np_cnp_sent +$dc for $dm marked packets"
+
+# sroce -> rxe with CC on: ECT(0) by default, so RED marks instead of drops.
+port=$((port + 1))
+PAIR_PORT=$port run_pair "$PP_TMO" \
+	- "ib_write_bw -d rxe0 -x $grxe -p $port -F -s 65536 -n 60" \
+	ns3 "ib_write_bw -d sroce3 -x $gsro -p $port -F -s 65536 -n 60 10.12.0.1"
+ok=$?
+ktap_result "sroce -> rxe ib_write_bw with CC on, through the bottleneck" $ok \
+	"$(tail -n 15 <<<"$pair_out")"
+[ $ok -eq 0 ] && diag "sroce -> rxe: $(perf_row "$pair_cout")"
+mk=$(red_marked ns3 i2)
+ktap_result "RED on i2 marked sroce's ECT(0) packets" \
+	"$([ "${mk:-0}" -gt 0 ]; echo $?)" "marked ${mk:-?}"
+
+ktap_done
