@@ -229,7 +229,12 @@ drop_put:
 drop:
 	/* The checks IBA 9.6.1 puts first decide what is counted. */
 	verdict = sroce_recv_verify(skb);
-	return verdict != SROCE_CNT_MAX ? verdict : drop;
+	if (verdict != SROCE_CNT_MAX)
+		return verdict;
+	/* A valid RoCE v2 packet with CE, whatever became of it. */
+	if (unlikely(cb->ce))
+		sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
+	return drop;
 }
 
 void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
