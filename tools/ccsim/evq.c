@@ -34,9 +34,11 @@ void sim_evq_free(struct sim_evq *q)
 
 int sim_evq_push(struct sim_evq *q, u64 t, u32 kind, u32 flow, u64 data)
 {
-	struct sim_event ev = {
-		.t = t, .seq = q->seq++, .kind = kind, .flow = flow, .data = data
-	};
+	struct sim_event ev = { .t = t,
+				.seq = q->seq++,
+				.kind = kind,
+				.flow = flow,
+				.data = data };
 	size_t i;
 
 	if (q->n == q->cap) {

@@ -78,8 +78,8 @@ void sim_out_sample(struct sim *s)
 		for (i = 0; i < s->nflows; i++) {
 			r->bytes[r->n * s->nflows + i] = s->flows[i].interval;
 			r->rate[r->n * s->nflows + i] = sim_flow_rate(s, i);
-			r->on[r->n * s->nflows + i] =
-				s->flows[i].started && !s->flows[i].stopped;
+			r->on[r->n * s->nflows + i] = s->flows[i].started &&
+						      !s->flows[i].stopped;
 		}
 		r->n++;
 	}
@@ -272,7 +272,8 @@ int sim_out_summary(struct sim *s, FILE *fp)
 			(unsigned long long)f->drops);
 		if (f->done)
 			fprintf(fp, " fct_us %llu",
-				(unsigned long long)((f->done_at - f->cfg.start) /
+				(unsigned long long)((f->done_at -
+						      f->cfg.start) /
 						     SIM_PS_PER_US));
 		fprintf(fp, "\n");
 	}
@@ -280,8 +281,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "fair_flows = %d\n", nfair);
 	fprintf(fp, "utilisation = %.4f\n",
 		win ? (double)total * 8e9 / ((double)c->port_rate * win) : 0.0);
-	fprintf(fp, "queue_p50_kb = %.1f\n",
-		nq ? q[nq / 2] / 1000.0 : 0.0);
+	fprintf(fp, "queue_p50_kb = %.1f\n", nq ? q[nq / 2] / 1000.0 : 0.0);
 	fprintf(fp, "queue_p95_kb = %.1f\n",
 		nq ? q[nq * 95 / 100] / 1000.0 : 0.0);
 	fprintf(fp, "queue_p99_kb = %.1f\n",

@@ -63,8 +63,7 @@ static int sim_bool(const char *val, bool *out)
 {
 	if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
 		*out = true;
-	else if (!strcmp(val, "off") || !strcmp(val, "0") ||
-		 !strcmp(val, "no"))
+	else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
 		*out = false;
 	else
 		return -1;
@@ -185,7 +184,8 @@ static int sim_set_cc(struct sim_config *c, const char *key, const char *val)
 	}
 	/* a reaction point knob: check it now, apply per flow later */
 	sroce_cc_params_default(&probe, SROCE_CC_PAPER, 1);
-	if (c->ncc_ov >= SIM_MAX_CC_OV || strlen(key) >= sizeof(c->cc_ov[0].key) ||
+	if (c->ncc_ov >= SIM_MAX_CC_OV ||
+	    strlen(key) >= sizeof(c->cc_ov[0].key) ||
 	    strlen(val) >= sizeof(c->cc_ov[0].val) ||
 	    sim_cc_param_set(&probe, key, val))
 		return -1;
@@ -271,8 +271,9 @@ int sim_config_load(struct sim_config *c, const char *path)
 			flow = NULL;
 			if (!strcmp(sect, "flow")) {
 				if (c->nflows >= SIM_MAX_FLOWS) {
-					fprintf(stderr, "%s:%d: too many flows\n",
-						path, lineno);
+					fprintf(stderr,
+						"%s:%d: too many flows\n", path,
+						lineno);
 					rc = -1;
 					break;
 				}
@@ -284,7 +285,8 @@ int sim_config_load(struct sim_config *c, const char *path)
 		}
 		eq = strchr(p, '=');
 		if (!eq || !*sect) {
-			fprintf(stderr, "%s:%d: expected key = value in a section\n",
+			fprintf(stderr,
+				"%s:%d: expected key = value in a section\n",
 				path, lineno);
 			rc = -1;
 			break;
@@ -349,9 +351,9 @@ int sim_config_finish(struct sim_config *c)
 		}
 	}
 	c->nflows = n;
-	if (!n || !c->duration || !c->sample || c->mtu < 64 ||
-	    !c->port_rate || c->kmax <= c->kmin || c->pmax_ppm > 1000000 ||
-	    c->xon > c->xoff || c->buffer < c->mtu) {
+	if (!n || !c->duration || !c->sample || c->mtu < 64 || !c->port_rate ||
+	    c->kmax <= c->kmin || c->pmax_ppm > 1000000 || c->xon > c->xoff ||
+	    c->buffer < c->mtu) {
 		fprintf(stderr,
 			"scenario: need flows, duration, sample, mtu >= 64, rate, kmax > kmin, pmax <= 1, xon <= xoff, buffer >= mtu\n");
 		return -1;
