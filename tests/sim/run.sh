@@ -59,7 +59,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 make -s -C "$top/tools/ccsim" >"$tmp/build.log" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/build.log"
@@ -72,7 +72,7 @@ run det1 two-flow.ini "${short[@]}"
 run det2 two-flow.ini "${short[@]}"
 run det3 two-flow.ini "${short[@]}" -D sim.seed=2
 same=0
-for f in rate.csv tput.csv queue.csv summary.txt; do
+for f in rate.csv tput.csv queue.csv flows.csv summary.txt; do
 	cmp -s "$tmp/det1/$f" "$tmp/det2/$f" || same=1
 done
 [ -s "$tmp/det1/rate.csv" ] || same=1
@@ -81,7 +81,7 @@ cmp -s "$tmp/det1/queue.csv" "$tmp/det3/queue.csv"
 ok $((!$?)) "another seed gives other ECN marks (the seed is used)"
 
 # Two flows, paper parameters: equal shares, full link, converged.
-run two two-flow.ini "${short[@]}"
+run two two-flow.ini
 r=0
 check "$tmp/two/summary.txt" "jain >= 0.95" || r=1
 check "$tmp/two/summary.txt" "utilisation >= 0.90" || r=1
@@ -139,8 +139,9 @@ check "$tmp/jl/summary.txt" "jain >= 0.95" || r=1
 check "$tmp/jl/summary.txt" "utilisation >= 0.90" || r=1
 ok $r "join/leave (dcqcn paper): the remaining flows take the link fairly"
 
-# Two sized flows at once: all bytes sent, and sharing the link the
-# later one cannot finish before 40 MB / 40 Gb/s = 8 ms.
+# Two sized flows at once: all bytes sent; sharing the link the later
+# one cannot finish before 40 MB / 40 Gb/s = 8 ms, and a stall would
+# take it past 4 times that.
 run size two-flow.ini "${short[@]}" -D flow.size_kb=20000 -D flow.start_ms=0
 r=0
 last=0
@@ -151,8 +152,8 @@ for i in 0 1; do
 	f=$(sed -n 's/.*fct_us \([0-9]*\).*/\1/p' <<<"$line")
 	[ "${f:-0}" -gt "$last" ] && last=$f
 done
-[ "$last" -ge 8000 ] && [ "$last" -le 12000 ] || r=1
-ok $r "2 sized flows (20 MB) complete; the last after 8-12 ms ($last us)"
+[ "$last" -ge 8000 ] && [ "$last" -le 32000 ] || r=1
+ok $r "2 sized flows (20 MB) complete; the last within 8-32 ms ($last us)"
 
 # NVIDIA flavour runs through the same core: CNPs cut the rate.
 run mlx two-flow.ini "${short[@]}" -D cc.flavour=mlx \
@@ -162,6 +163,22 @@ check "$tmp/mlx/summary.txt" "cnps > 10" || r=1
 awk -F, 'NR > 1 && $2 < 39 { low = 1 } END { exit !low }' \
 	"$tmp/mlx/rate.csv" || r=1
 ok $r "mlx flavour: CNPs reduce the rate below line rate"
+
+# Under ASan/UBSan (another build, -O1): no report, and the same output.
+san="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+r=0
+make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$san" \
+	LDFLAGS="$san" >"$tmp/san.log" 2>&1 || r=1
+sed 's/^/# /' "$tmp/san.log"
+if [ $r -eq 0 ]; then
+	mkdir -p "$tmp/san"
+	"$top/build/ccsim-san/ccsim" -q -o "$tmp/san" "${short[@]}" \
+		-D flow.count=8 "$sc/incast.ini" 2>"$tmp/san.err" || r=1
+	grep -E 'runtime error|AddressSanitizer' "$tmp/san.err" && r=1
+	cmp "$tmp/san/summary.txt" "$tmp/inc/summary.txt" || r=1
+	cmp "$tmp/san/flows.csv" "$tmp/inc/flows.csv" || r=1
+fi
+ok $r "sanitizer build runs incast clean with byte-identical output"
 
 # The parser: an unknown key is an error naming the line.
 printf '[sim]\nduration_ms = 1\n[switch]\nbogus = 3\n[flow]\n' >"$tmp/bad.ini"

@@ -114,7 +114,7 @@ static void sim_flow_kick(struct sim *s, u32 i)
 		return;
 	if (f->nic_free > t)
 		t = f->nic_free;
-	if (f->edt * SIM_PS_PER_NS > t)
+	if (f->cc.active && f->edt * SIM_PS_PER_NS > t)
 		t = f->edt * SIM_PS_PER_NS;
 	f->send_pending = true;
 	sim_evq_push(&s->q, t, SIM_EV_SEND, i, 0);
@@ -127,7 +127,7 @@ void sim_flow_start(struct sim *s, u32 i)
 
 	f->started = true;
 	s->ops->init(&f->cc, &f->params, ns);
-	f->edt = ns;
+	f->edt = 0;
 	sim_flow_kick(s, i);
 }
 
@@ -161,14 +161,18 @@ void sim_flow_send(struct sim *s, u32 i)
 		return;
 	if (s->ops->on_timer)
 		s->ops->on_timer(&f->cc, &f->params, ns);
-	if (!sroce_cc_pace_ok(f->edt, ns) || f->nic_free > s->now) {
+	/* as sroce_cc_pace_slow(): only an active algorithm paces */
+	if ((f->cc.active && !sroce_cc_pace_ok(f->edt, ns)) ||
+	    f->nic_free > s->now) {
 		sim_flow_kick(s, i);
 		return;
 	}
 	if (s->ops->on_sent)
 		s->ops->on_sent(&f->cc, &f->params, ns, bytes);
-	f->edt = sroce_cc_pace_sent(f->edt, ns, bytes, f->cc.rate,
-				    s->cfg.pace_burst);
+	/* as sroce_cc_sent_slow() */
+	if (f->cc.active)
+		f->edt = sroce_cc_pace_sent(f->edt, ns, bytes, f->cc.rate,
+					    s->cfg.pace_burst);
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
 	f->sent += bytes;

@@ -6,6 +6,9 @@
  *   tput.csv   time_us, then each flow's delivered Gb/s over the interval
  *   queue.csv  time_us, queue_kb, and the cumulative marks, cnps, pauses,
  *              drops of the port
+ *   flows.csv  one row per flow and sample: time_us, flow, rate_gbps,
+ *              tput_gbps, alpha, and the flow's cumulative marks, cnps
+ *              (received), pauses (XOFF received) and paused (0/1)
  *   summary    key = value lines (stdout and summary.txt): Jain fairness
  *              and utilisation over the measurement window, queue
  *              percentiles, convergence time, per-flow figures
@@ -38,8 +41,12 @@ int sim_out_open(struct sim *s, const char *dir)
 		s->rate_csv = sim_out_file(dir, "rate.csv");
 		s->tput_csv = sim_out_file(dir, "tput.csv");
 		s->queue_csv = sim_out_file(dir, "queue.csv");
-		if (!s->rate_csv || !s->tput_csv || !s->queue_csv)
+		s->flows_csv = sim_out_file(dir, "flows.csv");
+		if (!s->rate_csv || !s->tput_csv || !s->queue_csv ||
+		    !s->flows_csv)
 			return -1;
+		fprintf(s->flows_csv,
+			"time_us,flow,rate_gbps,tput_gbps,alpha,marks,cnps,pauses,paused\n");
 		fprintf(s->rate_csv, "time_us");
 		fprintf(s->tput_csv, "time_us");
 		for (i = 0; i < s->nflows; i++) {
@@ -64,6 +71,19 @@ int sim_out_open(struct sim *s, const char *dir)
 static double sim_gbps(u64 bytes, u64 ps)
 {
 	return ps ? (double)bytes * 8000.0 / (double)ps : 0.0;
+}
+
+static void sim_out_flow_row(struct sim *s, int i, u64 us)
+{
+	const struct sim_flow *f = &s->flows[i];
+	u32 alpha = s->ops->alpha && f->cc.active ? s->ops->alpha(&f->cc) : 0;
+
+	fprintf(s->flows_csv, "%llu,%d,%.3f,%.3f,%.4f,%llu,%llu,%llu,%d\n",
+		(unsigned long long)us, i, (double)sim_flow_rate(s, i) / 1e6,
+		sim_gbps(f->interval, s->cfg.sample),
+		(double)alpha / SROCE_CC_ONE, (unsigned long long)f->marks,
+		(unsigned long long)f->cnps_rcvd, (unsigned long long)f->pauses,
+		f->paused);
 }
 
 void sim_out_sample(struct sim *s)
@@ -94,6 +114,8 @@ void sim_out_sample(struct sim *s)
 		}
 		fprintf(s->rate_csv, "\n");
 		fprintf(s->tput_csv, "\n");
+		for (i = 0; i < s->nflows; i++)
+			sim_out_flow_row(s, i, us);
 	}
 	for (i = 0; i < s->nflows; i++) {
 		cnps += s->flows[i].cnps_sent;
@@ -116,6 +138,9 @@ void sim_out_close(struct sim *s)
 		fclose(s->tput_csv);
 	if (s->queue_csv)
 		fclose(s->queue_csv);
+	if (s->flows_csv)
+		fclose(s->flows_csv);
+	s->flows_csv = NULL;
 	s->rate_csv = NULL;
 	s->tput_csv = NULL;
 	s->queue_csv = NULL;

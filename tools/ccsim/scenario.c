@@ -49,6 +49,7 @@ void sim_config_default(struct sim_config *c)
 	c->algo = SIM_CC_DCQCN;
 	c->flavour = SROCE_CC_PAPER;
 	c->cnp_gap = 50000;
+	c->pace_burst = 250000; /* kernel/cc.c SROCE_CC_BURST_NS */
 }
 
 static int sim_num(const char *val, double *out)

@@ -172,7 +172,7 @@ struct sim {
 	u64 now; /* ps */
 	u64 rng; /* splitmix64 state */
 	u64 events;
-	FILE *rate_csv, *tput_csv, *queue_csv;
+	FILE *rate_csv, *tput_csv, *queue_csv, *flows_csv;
 	struct sim_series ser;
 };
 
