@@ -106,6 +106,7 @@ check "$tmp/inc/summary.txt" "queue_p50_kb <= 200" || r=1
 check "$tmp/inc/summary.txt" "queue_in_kmin_kmax >= 0.5" || r=1
 check "$tmp/inc/summary.txt" "jain >= 0.95" || r=1
 check "$tmp/inc/summary.txt" "paused_fraction < 0.01" || r=1
+check "$tmp/inc/summary.txt" "drops <= 0" || r=1
 ok $r "8-to-1 incast (dcqcn paper): queue in [Kmin, Kmax], fair, few pauses"
 
 # PFC only (no CC): the queue sits at the threshold and pauses dominate.
