@@ -16,7 +16,7 @@
 
 #include "sim.h"
 
-static void usage(void)
+static void sim_usage(void)
 {
 	fprintf(stderr,
 		"usage: ccsim [-o DIR] [-D section.key=value]... [-q] SCENARIO\n");
@@ -102,18 +102,18 @@ int main(int argc, char **argv)
 		case 'D':
 			/* applied on top of the file, in order */
 			if (nov == ARRAY_SIZE(ov))
-				usage();
+				sim_usage();
 			ov[nov++] = optarg;
 			break;
 		case 'q':
 			quiet = true;
 			break;
 		default:
-			usage();
+			sim_usage();
 		}
 	}
 	if (optind != argc - 1)
-		usage();
+		sim_usage();
 	if (sim_config_load(&s.cfg, argv[optind]))
 		return 1;
 	for (i = 0; i < nov; i++)
