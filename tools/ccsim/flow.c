@@ -36,7 +36,14 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 	char *end;
 	unsigned long long v = strtoull(val, &end, 0);
 
-	if (end == val || *end)
+	/* no sign, and within the core's ranges (no shift overflow) */
+	if (end == val || *end || *val == '-' || v > 1000000000ULL)
+		return -1;
+	if ((!strcmp(key, "rpg_gd") && v > 31) ||
+	    (!strcmp(key, "rpg_min_dec_fac") && v > 100) ||
+	    ((!strcmp(key, "dce_tcp_g") ||
+	      !strcmp(key, "initial_alpha_value")) &&
+	     v > SROCE_CC_G_ONE))
 		return -1;
 	if (!strcmp(key, "rpg_min_rate"))
 		p->min_rate = v * SROCE_CC_KBPS_PER_MBPS;

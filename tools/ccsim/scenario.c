@@ -57,7 +57,8 @@ static int sim_num(const char *val, double *out)
 	char *end;
 
 	*out = strtod(val, &end);
-	return end == val || *end || *out < 0 ? -1 : 0;
+	/* no NaN, no infinity, nothing that overflows u64 picoseconds */
+	return end == val || *end || !(*out >= 0 && *out <= 1e9) ? -1 : 0;
 }
 
 static int sim_bool(const char *val, bool *out)
