@@ -185,8 +185,17 @@ ok $r "sanitizer build runs incast clean with byte-identical output"
 printf '[sim]\nduration_ms = 1\n[switch]\nbogus = 3\n[flow]\n' >"$tmp/bad.ini"
 "$sim" -q "$tmp/bad.ini" >/dev/null 2>"$tmp/bad.err"
 rc=$?
-grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ]
-ok $? "scenario parser rejects an unknown key with file:line"
+r=0
+grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
+# ... and values that would overflow or shift out of range.
+for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
+	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2; do
+	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
+		echo "# accepted $d"
+		r=1
+	fi
+done
+ok $r "scenario parser rejects unknown keys (file:line) and bad values"
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
