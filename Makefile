@@ -7,6 +7,7 @@
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
+#   make sim        cc simulator (tools/ccsim): standard scenarios into build/sim/
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
 #   make install    install module, provider and the libibverbs driver file
@@ -22,7 +23,7 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help bench-cc
+	style install uninstall clean help bench-cc sim
 
 all: kernel provider
 
@@ -60,6 +61,11 @@ bench-cc: deps
 	$(MAKE) all
 	bench/cc.sh
 
+# sim: the cc simulator's standard scenarios, CSV and plots in build/sim/.
+sim:
+	scripts/deps.sh sim
+	$(MAKE) -C tools/ccsim run
+
 style:
 	scripts/style.sh
 
@@ -76,4 +82,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tools/ccsim clean
 	-$(MAKE) -C tests/datapath clean

@@ -56,6 +56,10 @@ else
 	echo "check: SKIP unit tests: tests/unit/Makefile does not exist yet"
 fi
 
+echo "check: simulator tests"
+tests/sim/run.sh 2>&1 | tee "$log"
+add_counts "simulator tests" "${PIPESTATUS[0]}"
+
 # static checks: sparse over the kernel sources (C=2, all files), then
 # checkpatch --strict and clang-format (scripts/style.sh).  One test each.
 static_check() {

@@ -12,6 +12,8 @@ pkgs=(
 	iproute2 iputils-ping tcpdump tshark ethtool procps clang-format
 	python3-docutils nvme-cli
 )
+# `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
+[ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)
 
 missing=()
 for p in "${pkgs[@]}"; do

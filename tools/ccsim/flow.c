@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flow.c - the senders of ccsim and the glue to the congestion control
+ * core.  The calls into kernel/proto/cc*.c are the ones kernel/cc.c makes:
+ * init at start, on_timer/on_sent around each packet, on_cnp per CNP, and
+ * pacing by earliest departure time (sroce_cc_pace_sent()).
+ *
+ * A sender transmits mtu-byte packets back to back at its NIC rate,
+ * further limited by the cc rate (pacing), while it is started, not
+ * stopped, not finished (size) and not paused by PFC.  A packet reaches
+ * the switch one serialisation time plus the link delay after it starts.
+ */
+#include <stdlib.h>
+
+#include "sim.h"
+
+const struct sroce_cc_ops *sim_cc_ops(u32 algo)
+{
+	switch (algo) {
+	case SIM_CC_DCQCN:
+		return &sroce_cc_dcqcn_ops;
+	case SIM_CC_DCTCP:
+		return &sroce_cc_dctcp_ops;
+	default:
+		return &sroce_cc_none_ops;
+	}
+}
+
+/*
+ * [cc] keys that override one reaction point parameter, in the knob units
+ * of dcqcn.md (Mb/s, us, counts; dce_tcp_g and initial_alpha in 1/1024).
+ */
+int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
+		     const char *val)
+{
+	char *end;
+	unsigned long long v = strtoull(val, &end, 0);
+
+	/* no sign, and within the core's ranges (no shift overflow) */
+	if (end == val || *end || *val == '-' || v > 1000000000ULL)
+		return -1;
+	if ((!strcmp(key, "rpg_gd") && v > 31) ||
+	    (!strcmp(key, "rpg_min_dec_fac") && v > 100) ||
+	    ((!strcmp(key, "dce_tcp_g") ||
+	      !strcmp(key, "initial_alpha_value")) &&
+	     v > SROCE_CC_G_ONE))
+		return -1;
+	if (!strcmp(key, "rpg_min_rate"))
+		p->min_rate = v * SROCE_CC_KBPS_PER_MBPS;
+	else if (!strcmp(key, "rpg_ai_rate"))
+		p->ai_rate = v * SROCE_CC_KBPS_PER_MBPS;
+	else if (!strcmp(key, "rpg_hai_rate"))
+		p->hai_rate = v * SROCE_CC_KBPS_PER_MBPS;
+	else if (!strcmp(key, "rate_to_set_on_first_cnp"))
+		p->first_cnp_rate = v * SROCE_CC_KBPS_PER_MBPS;
+	else if (!strcmp(key, "rpg_time_reset"))
+		p->time_reset_us = (u32)v;
+	else if (!strcmp(key, "rpg_byte_reset"))
+		p->byte_reset = (u32)v;
+	else if (!strcmp(key, "rpg_threshold"))
+		p->threshold = (u32)v;
+	else if (!strcmp(key, "rpg_gd"))
+		p->gd = (u32)v;
+	else if (!strcmp(key, "rpg_min_dec_fac"))
+		p->min_dec_fac = (u32)v;
+	else if (!strcmp(key, "dce_tcp_g"))
+		p->g = (u32)v;
+	else if (!strcmp(key, "dce_tcp_rtt"))
+		p->alpha_period_us = (u32)v;
+	else if (!strcmp(key, "rate_reduce_monitor_period"))
+		p->monitor_period_us = (u32)v;
+	else if (!strcmp(key, "initial_alpha_value"))
+		p->initial_alpha = (u32)v;
+	else if (!strcmp(key, "clamp_tgt_rate"))
+		p->clamp_tgt_rate = !!v;
+	else if (!strcmp(key, "clamp_tgt_rate_after_time_inc"))
+		p->clamp_tgt_rate_after_time_inc = !!v;
+	else
+		return -1;
+	return 0;
+}
+
+int sim_flows_init(struct sim *s)
+{
+	int i, j;
+
+	s->nflows = s->cfg.nflows;
+	s->flows = calloc(s->nflows, sizeof(*s->flows));
+	if (!s->flows)
+		return -1;
+	for (i = 0; i < s->nflows; i++) {
+		struct sim_flow *f = &s->flows[i];
+
+		f->cfg = s->cfg.flows[i];
+		sroce_cc_params_default(&f->params, s->cfg.flavour,
+					f->cfg.rate);
+		for (j = 0; j < s->cfg.ncc_ov; j++)
+			if (sim_cc_param_set(&f->params, s->cfg.cc_ov[j].key,
+					     s->cfg.cc_ov[j].val))
+				return -1;
+		s->ops->init(&f->cc, &f->params, 0);
+		sim_evq_push(&s->q, f->cfg.start, SIM_EV_START, i, 0);
+		if (f->cfg.stop)
+			sim_evq_push(&s->q, f->cfg.stop, SIM_EV_STOP, i, 0);
+	}
+	return 0;
+}
+
+bool sim_flow_on(const struct sim_flow *f)
+{
+	return f->started && !f->stopped && !f->done;
+}
+
+static void sim_flow_kick(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+	u64 t = s->now;
+
+	if (f->send_pending || !sim_flow_on(f) || f->paused ||
+	    (f->cfg.size && f->sent >= f->cfg.size))
+		return;
+	if (f->nic_free > t)
+		t = f->nic_free;
+	if (f->cc.active && f->edt * SIM_PS_PER_NS > t)
+		t = f->edt * SIM_PS_PER_NS;
+	f->send_pending = true;
+	sim_evq_push(&s->q, t, SIM_EV_SEND, i, 0);
+}
+
+void sim_flow_start(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+	u64 ns = s->now / SIM_PS_PER_NS;
+
+	f->started = true;
+	s->ops->init(&f->cc, &f->params, ns);
+	f->edt = 0;
+	sim_flow_kick(s, i);
+}
+
+void sim_flow_stop(struct sim *s, u32 i)
+{
+	s->flows[i].stopped = true;
+}
+
+/* The cc rate now (kbit/s), timers brought up to date; 0 if not sending. */
+u64 sim_flow_rate(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	if (!sim_flow_on(f))
+		return 0;
+	if (s->ops->on_timer)
+		s->ops->on_timer(&f->cc, &f->params, s->now / SIM_PS_PER_NS);
+	return f->cc.rate;
+}
+
+void sim_flow_send(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+	u64 ns = s->now / SIM_PS_PER_NS;
+	u64 left = f->cfg.size ? f->cfg.size - f->sent : s->cfg.mtu;
+	u32 bytes = left < s->cfg.mtu ? (u32)left : s->cfg.mtu;
+	u64 tx;
+
+	f->send_pending = false;
+	if (!sim_flow_on(f) || f->paused || !bytes)
+		return;
+	if (s->ops->on_timer)
+		s->ops->on_timer(&f->cc, &f->params, ns);
+	/* as sroce_cc_pace_slow(): only an active algorithm paces */
+	if ((f->cc.active && !sroce_cc_pace_ok(f->edt, ns)) ||
+	    f->nic_free > s->now) {
+		sim_flow_kick(s, i);
+		return;
+	}
+	if (s->ops->on_sent)
+		s->ops->on_sent(&f->cc, &f->params, ns, bytes);
+	/* as sroce_cc_sent_slow() */
+	if (f->cc.active)
+		f->edt = sroce_cc_pace_sent(f->edt, ns, bytes, f->cc.rate,
+					    s->cfg.pace_burst);
+	tx = sim_tx_ps(bytes, f->cfg.rate);
+	f->nic_free = s->now + tx;
+	f->sent += bytes;
+	sim_evq_push(&s->q, s->now + tx + f->cfg.delay, SIM_EV_ARRIVE, i,
+		     bytes);
+	sim_flow_kick(s, i);
+}
+
+void sim_flow_cnp(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	f->cnps_rcvd++;
+	if (!s->ops->on_cnp(&f->cc, &f->params, s->now / SIM_PS_PER_NS))
+		f->cnps_ignored++;
+}
+
+void sim_flow_pause(struct sim *s, u32 i, bool on)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	if (on && !f->paused) {
+		f->paused = true;
+		f->paused_since = s->now;
+	} else if (!on && f->paused) {
+		f->paused = false;
+		f->paused_time += s->now - f->paused_since;
+		sim_flow_kick(s, i);
+	}
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * np.c - the receiver of ccsim and its notification point.
+ *
+ * A packet that left the switch port at @t reaches the receiver rx_delay
+ * later.  Its bytes count as delivered at @t (the bottleneck's departure,
+ * which is what the throughput series and the utilisation measure).  If
+ * it carries CE, the notification point sends a CNP for its flow unless
+ * one left less than min_time_between_cnps ago (sroce_cc_np_may_send(),
+ * the kernel's throttle).  CNPs travel back uncongested (high priority in
+ * real fabrics): rx_delay + the sender's link delay.
+ */
+#include "sim.h"
+
+void sim_np_receive(struct sim *s, u32 flow, u32 bytes, bool ce, u64 t)
+{
+	struct sim_flow *f = &s->flows[flow];
+	u64 at_rx = t + s->cfg.rx_delay;
+	u64 ns = at_rx / SIM_PS_PER_NS;
+
+	f->delivered += bytes;
+	f->interval += bytes;
+	if (f->cfg.size && !f->done && f->delivered >= f->cfg.size) {
+		f->done = true;
+		f->done_at = at_rx;
+	}
+	if (!ce)
+		return;
+	if (!sroce_cc_np_may_send(f->np_last, ns, s->cfg.cnp_gap))
+		return;
+	f->np_last = ns ? ns : 1; /* 0 means never */
+	f->cnps_sent++;
+	sim_evq_push(&s->q, at_rx + s->cfg.rx_delay + f->cfg.delay, SIM_EV_CNP,
+		     flow, 0);
+}

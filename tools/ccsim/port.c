@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * port.c - the switch egress port of ccsim: one FIFO served at the port
+ * rate, a shared buffer (tail drop when full), RED/ECN marking on enqueue
+ * and PFC per ingress port.
+ *
+ * ECN (RED as in the DCQCN paper, on the instantaneous queue q in bytes):
+ *   q <= Kmin: no mark;  Kmin < q <= Kmax: mark with Pmax (q-Kmin)/(Kmax-Kmin);
+ *   q > Kmax: mark every packet.
+ * PFC: each sender has its own ingress port; when the bytes it has queued
+ * reach xoff the switch sends it an XOFF (it arrives one link delay later),
+ * and an XON when they fall to xon.  A pause is one XOFF.  Packets are
+ * store-and-forward: the port serialises the head packet, then hands it
+ * to the receiver rx_delay later.
+ */
+#include <stdlib.h>
+
+#include "sim.h"
+
+int sim_port_init(struct sim *s)
+{
+	struct sim_port *p = &s->port;
+
+	memset(p, 0, sizeof(*p));
+	p->cap = 4096;
+	p->ring = malloc(p->cap * sizeof(*p->ring));
+	return p->ring ? 0 : -1;
+}
+
+void sim_port_free(struct sim *s)
+{
+	free(s->port.ring);
+	s->port.ring = NULL;
+}
+
+static int sim_port_push(struct sim_port *p, struct sim_pkt pkt)
+{
+	if (p->n == p->cap) {
+		struct sim_pkt *r = malloc(2 * p->cap * sizeof(*r));
+		size_t i;
+
+		if (!r)
+			return -1;
+		for (i = 0; i < p->n; i++)
+			r[i] = p->ring[(p->head + i) % p->cap];
+		free(p->ring);
+		p->ring = r;
+		p->head = 0;
+		p->cap *= 2;
+	}
+	p->ring[(p->head + p->n) % p->cap] = pkt;
+	p->n++;
+	return 0;
+}
+
+/* RED: should a packet that finds @q bytes queued be marked? */
+static bool sim_port_mark(struct sim *s, u64 q)
+{
+	const struct sim_config *c = &s->cfg;
+	u64 prob;
+
+	if (!c->ecn || q <= c->kmin)
+		return false;
+	if (q > c->kmax)
+		return true;
+	prob = (u64)c->pmax_ppm * (q - c->kmin) / (c->kmax - c->kmin);
+	return sim_rand(s) % 1000000 < prob;
+}
+
+static void sim_port_start_tx(struct sim *s)
+{
+	struct sim_port *p = &s->port;
+	struct sim_pkt *pkt = &p->ring[p->head];
+
+	p->busy = true;
+	sim_evq_push(&s->q, s->now + sim_tx_ps(pkt->bytes, s->cfg.port_rate),
+		     SIM_EV_DEPART, pkt->flow, 0);
+}
+
+void sim_port_arrive(struct sim *s, u32 flow, u32 bytes)
+{
+	struct sim_port *p = &s->port;
+	struct sim_flow *f = &s->flows[flow];
+	struct sim_pkt pkt = { .flow = flow, .bytes = bytes };
+
+	if (p->bytes + bytes > s->cfg.buffer) {
+		p->drops++;
+		f->drops++;
+		return;
+	}
+	pkt.ce = sim_port_mark(s, p->bytes);
+	if (pkt.ce) {
+		p->marks++;
+		f->marks++;
+	}
+	if (sim_port_push(p, pkt)) {
+		p->drops++;
+		f->drops++;
+		return;
+	}
+	p->bytes += bytes;
+	f->ingress += bytes;
+	if (s->cfg.pfc && !f->xoff && f->ingress >= s->cfg.xoff) {
+		f->xoff = true;
+		p->pauses++;
+		f->pauses++;
+		sim_evq_push(&s->q, s->now + f->cfg.delay, SIM_EV_PAUSE, flow,
+			     1);
+	}
+	if (!p->busy)
+		sim_port_start_tx(s);
+}
+
+void sim_port_depart(struct sim *s)
+{
+	struct sim_port *p = &s->port;
+	struct sim_pkt pkt = p->ring[p->head];
+	struct sim_flow *f = &s->flows[pkt.flow];
+
+	p->head = (p->head + 1) % p->cap;
+	p->n--;
+	p->bytes -= pkt.bytes;
+	p->departed += pkt.bytes;
+	p->busy = false;
+	f->ingress -= pkt.bytes;
+	if (f->xoff && f->ingress <= s->cfg.xon) {
+		f->xoff = false;
+		sim_evq_push(&s->q, s->now + f->cfg.delay, SIM_EV_PAUSE,
+			     pkt.flow, 0);
+	}
+	sim_np_receive(s, pkt.flow, pkt.bytes, pkt.ce, s->now);
+	if (p->n)
+		sim_port_start_tx(s);
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim.h - ccsim, a packet-level discrete-event simulator of the congestion
+ * control core (kernel/proto/cc*.c): N senders -> one switch egress port
+ * (rate, buffer, RED/ECN, PFC) -> one receiver with a notification point.
+ *
+ * Time is in picoseconds (u64) inside the simulator so that serialisation
+ * at 40 Gb/s does not drift by rounding; the cc core gets nanoseconds, as
+ * in the kernel.  Rates are in kbit/s (the core's unit), sizes in bytes.
+ *
+ * One role per file:
+ *   evq.c       event queue (binary heap, ties broken by insertion order)
+ *   port.c      switch egress port: FIFO, RED/ECN marking, PFC per ingress
+ *   flow.c      senders: start/stop/size, pacing, the cc core glue
+ *   np.c        receiver and notification point (CNP throttle)
+ *   scenario.c  the scenario file parser (INI-like) and -D overrides
+ *   output.c    CSV time series and the summary
+ *   main.c      command line, the event loop
+ */
+#ifndef _CCSIM_SIM_H
+#define _CCSIM_SIM_H
+
+#include <stdio.h>
+
+#include "cc.h"
+
+#define SIM_PS_PER_NS 1000ULL
+#define SIM_PS_PER_US 1000000ULL
+#define SIM_PS_PER_MS 1000000000ULL
+#define SIM_MAX_FLOWS 256
+#define SIM_MAX_CC_OV 32
+
+/* ---- evq.c ---- */
+
+enum sim_ev_kind {
+	SIM_EV_START, /* a flow starts */
+	SIM_EV_STOP, /* a flow stops sending */
+	SIM_EV_SEND, /* a sender may transmit its next packet */
+	SIM_EV_ARRIVE, /* a packet reaches the switch (data: bytes) */
+	SIM_EV_DEPART, /* the port finished serialising its head packet */
+	SIM_EV_CNP, /* a CNP reaches a sender */
+	SIM_EV_PAUSE, /* a PFC frame reaches a sender (data: 1 XOFF, 0 XON) */
+	SIM_EV_SAMPLE, /* time series sample */
+};
+
+struct sim_event {
+	u64 t; /* ps */
+	u64 seq; /* insertion order: equal times pop in FIFO order */
+	u32 kind; /* enum sim_ev_kind */
+	u32 flow;
+	u64 data;
+};
+
+struct sim_evq {
+	struct sim_event *heap;
+	size_t n, cap;
+	u64 seq;
+};
+
+int sim_evq_init(struct sim_evq *q);
+void sim_evq_free(struct sim_evq *q);
+int sim_evq_push(struct sim_evq *q, u64 t, u32 kind, u32 flow, u64 data);
+bool sim_evq_pop(struct sim_evq *q, struct sim_event *ev);
+
+/* ---- scenario.c ---- */
+
+enum sim_algo { SIM_CC_NONE, SIM_CC_DCQCN, SIM_CC_DCTCP };
+
+struct sim_flow_cfg {
+	u64 start; /* ps */
+	u64 stop; /* ps; 0 = until the end */
+	u64 size; /* bytes; 0 = unlimited */
+	u64 rate; /* NIC line rate, kbit/s; 0 = the port rate */
+	u64 delay; /* ps, sender <-> switch one way */
+	u32 count; /* this many identical flows ... */
+	u64 stagger; /* ... each starting this many ps after the previous */
+};
+
+struct sim_cc_ov {
+	char key[32];
+	char val[32];
+};
+
+struct sim_config {
+	char name[64];
+	u64 duration; /* ps */
+	u64 seed;
+	u64 sample; /* ps between time series samples */
+	u32 mtu; /* bytes per packet on the wire */
+	u64 measure_start, measure_end; /* ps: the summary's window */
+	u64 conv_window; /* ps: throughput window for convergence */
+	u32 conv_jain_ppm; /* converged: Jain index >= this / 1e6 */
+	/* switch */
+	u64 port_rate; /* kbit/s */
+	u64 buffer; /* bytes */
+	bool ecn;
+	u64 kmin, kmax; /* bytes */
+	u32 pmax_ppm; /* marking probability at Kmax, 1e-6 */
+	bool pfc;
+	u64 xoff, xon; /* bytes queued per ingress port */
+	u64 rx_delay; /* ps, switch <-> receiver one way */
+	/* cc */
+	u32 algo; /* enum sim_algo */
+	u32 flavour; /* enum sroce_cc_flavour */
+	u64 cnp_gap; /* ns: min_time_between_cnps */
+	u64 pace_burst; /* ns of pacing credit after idle */
+	int ncc_ov;
+	struct sim_cc_ov cc_ov[SIM_MAX_CC_OV];
+	/* flows (templates before sim_config_expand(), flows after) */
+	int nflows;
+	struct sim_flow_cfg flows[SIM_MAX_FLOWS];
+};
+
+void sim_config_default(struct sim_config *c);
+/* Parse @path into @c; errors go to stderr as path:line. 0 or -1. */
+int sim_config_load(struct sim_config *c, const char *path);
+/* "section.key=value" on top of the file; flow.* applies to every flow. */
+int sim_config_override(struct sim_config *c, const char *arg);
+/* Expand count/stagger, check ranges.  0 or -1 (message on stderr). */
+int sim_config_finish(struct sim_config *c);
+
+/* ---- the simulation ---- */
+
+struct sim_pkt {
+	u32 flow;
+	u32 bytes;
+	u8 ce; /* ECN congestion experienced */
+};
+
+struct sim_port {
+	struct sim_pkt *ring; /* FIFO of queued packets */
+	size_t head, n, cap;
+	u64 bytes; /* queued */
+	bool busy; /* a packet is being serialised */
+	u64 marks, drops, pauses, departed;
+};
+
+struct sim_flow {
+	struct sim_flow_cfg cfg;
+	struct sroce_cc_params params;
+	struct sroce_cc_state cc;
+	bool started, stopped, send_pending, paused, done;
+	u64 edt; /* ns: pacing earliest departure time */
+	u64 nic_free; /* ps: the NIC finished its last packet */
+	u64 sent, delivered; /* bytes */
+	u64 interval; /* bytes delivered since the last sample */
+	u64 marks, cnps_sent, cnps_rcvd, cnps_ignored, pauses, drops;
+	u64 paused_since, paused_time; /* ps */
+	u64 done_at; /* ps: last byte delivered (sized flows) */
+	/* switch side: bytes queued from this ingress port, PFC state */
+	u64 ingress;
+	bool xoff;
+	/* notification point */
+	u64 np_last; /* ns of the last CNP sent, 0 = never */
+};
+
+struct sim_series {
+	size_t n, cap;
+	u64 *queue; /* bytes at each sample */
+	u64 *bytes; /* [sample * nflows + flow]: delivered in the interval */
+	u64 *rate; /* [sample * nflows + flow]: cc rate, kbit/s */
+	u8 *on; /* [sample * nflows + flow]: flow was active */
+};
+
+struct sim {
+	struct sim_config cfg;
+	const struct sroce_cc_ops *ops;
+	struct sim_evq q;
+	struct sim_port port;
+	struct sim_flow *flows;
+	int nflows;
+	u64 now; /* ps */
+	u64 rng; /* splitmix64 state */
+	u64 events;
+	FILE *rate_csv, *tput_csv, *queue_csv, *flows_csv;
+	struct sim_series ser;
+};
+
+/* splitmix64: the one random source (ECN marking), seeded per scenario. */
+static inline u64 sim_rand(struct sim *s)
+{
+	u64 z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ps to serialise @bytes at @kbps. */
+static inline u64 sim_tx_ps(u64 bytes, u64 kbps)
+{
+	return bytes * 8 * 1000000000ULL / kbps;
+}
+
+/* ---- port.c ---- */
+int sim_port_init(struct sim *s);
+void sim_port_free(struct sim *s);
+void sim_port_arrive(struct sim *s, u32 flow, u32 bytes);
+void sim_port_depart(struct sim *s);
+
+/* ---- flow.c ---- */
+const struct sroce_cc_ops *sim_cc_ops(u32 algo);
+int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
+		     const char *val);
+int sim_flows_init(struct sim *s);
+void sim_flow_start(struct sim *s, u32 i);
+void sim_flow_stop(struct sim *s, u32 i);
+void sim_flow_send(struct sim *s, u32 i);
+void sim_flow_cnp(struct sim *s, u32 i);
+void sim_flow_pause(struct sim *s, u32 i, bool on);
+bool sim_flow_on(const struct sim_flow *f);
+u64 sim_flow_rate(struct sim *s, u32 i);
+
+/* ---- np.c ---- */
+void sim_np_receive(struct sim *s, u32 flow, u32 bytes, bool ce, u64 t);
+
+/* ---- output.c ---- */
+int sim_out_open(struct sim *s, const char *dir);
+void sim_out_sample(struct sim *s);
+void sim_out_close(struct sim *s);
+int sim_out_summary(struct sim *s, FILE *fp);
+
+#endif /* _CCSIM_SIM_H */
