@@ -591,10 +591,9 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 	struct sk_buff *skb;
 
 	for (;;) {
-		bool run = READ_ONCE(req->kick);
+		bool run = xchg(&req->kick, 0);
 
 		lockdep_assert_held(&req->lock);
-		WRITE_ONCE(req->kick, false);
 		while (budget && (skb = skb_dequeue(&req->backlog))) {
 			sroce_comp_rx_locked(qp, skb);
 			budget--;

@@ -673,11 +673,28 @@ void sroce_req_run(struct sroce_qp *qp)
 	 * leave it a kick, which sroce_comp_unlock() honours before it lets
 	 * go (the same handshake as req.backlog).
 	 */
-	WRITE_ONCE(req->kick, true);
+	WRITE_ONCE(req->kick, 1);
 	smp_mb(); /* the kick before the look at the lock */
 	if (!spin_trylock_bh(&req->lock))
 		return;
-	WRITE_ONCE(req->kick, false);
+	sroce_req_run_locked(qp);
+	sroce_comp_unlock(qp);
+}
+
+void sroce_req_run_wait(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (READ_ONCE(req->state) == IB_QPS_ERR) {
+		sroce_req_flush(qp);
+		return;
+	}
+	/*
+	 * A kick would make the holder run the requester on its own CPU,
+	 * which may not be the transmit CPU: it would hand over to this work
+	 * again, and both would go round without sending.  Wait instead.
+	 */
+	spin_lock_bh(&req->lock);
 	sroce_req_run_locked(qp);
 	sroce_comp_unlock(qp);
 }

@@ -77,11 +77,12 @@ struct sroce_req {
 	 */
 	struct sk_buff_head backlog;
 	/*
-	 * A doorbell or work run found req.lock held: the holder runs the
-	 * requester once more before it lets go.  Written without the lock,
+	 * A doorbell found req.lock held: the holder runs the requester once
+	 * more before it lets go.  Set without the lock and taken with xchg()
+	 * (a read and a separate clear would lose a kick set in between),
 	 * paired with full barriers (sroce_req_run(), sroce_comp_unlock()).
 	 */
-	bool kick;
+	unsigned int kick;
 
 	/* Snapshots of the QP attributes, written by modify_qp (both qp->lock
 	 * and req.lock held) so the data path never takes qp->lock.
@@ -144,8 +145,16 @@ void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		      int mask, enum ib_qp_state cur, enum ib_qp_state next);
 
-/* Run the requester (any of the contexts above; takes req.lock). */
+/*
+ * Run the requester (any of the contexts above).  When req.lock is held by
+ * someone else it leaves a kick for the holder instead of spinning.
+ */
 void sroce_req_run(struct sroce_qp *qp);
+/*
+ * The same, waiting for req.lock: the work items (task.c), which run on
+ * the transmit CPU precisely because a holder elsewhere could not send.
+ */
+void sroce_req_run_wait(struct sroce_qp *qp);
 void sroce_req_run_locked(struct sroce_qp *qp);
 
 /* ERR: complete every outstanding send WQE with IB_WC_WR_FLUSH_ERR (comp.c). */

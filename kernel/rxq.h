@@ -5,10 +5,13 @@
  * received them, so that a transfer uses two CPUs even when the IP stack
  * delivers every packet of a QP on one (veth, one NIC queue).
  *
- * Small packets (ACKs, single-packet messages up to SROCE_RXQ_INLINE_MAX
- * payload bytes) are processed inline in the softirq while nothing of the
- * QP waits, so latency stays that of the softirq.  Packets of one QP are
- * always processed in arrival order and by one context at a time.
+ * Only request packets (the responder's work) with more than
+ * SROCE_RXQ_INLINE_MAX payload bytes are handed off; ACKs, READ responses
+ * and small requests are processed inline in the softirq while nothing of
+ * the QP waits, so latency stays that of the softirq.  (Handing READ
+ * responses to the work as well hung ib_read_bw with four QPs; until that
+ * is understood the completer stays in the softirq.)  Packets of one QP
+ * are always processed in arrival order and by one context at a time.
  */
 #ifndef _SROCE_RXQ_H
 #define _SROCE_RXQ_H

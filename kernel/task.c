@@ -36,7 +36,7 @@ void sroce_task_exit(void)
 static void sroce_task_run(struct sroce_qp *qp)
 {
 	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_WORK_RUNS);
-	sroce_req_run(qp);
+	sroce_req_run_wait(qp);
 	sroce_qp_put(qp); /* the reference taken by sroce_task_schedule_on() */
 }
 
