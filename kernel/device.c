@@ -325,7 +325,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->net_node);
 	spin_lock_init(&sdev->port_lock);
-	sdev->rx_steer = true;
+	sdev->rx_steer = false; /* experimental: see rxq.h */
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	sdev->active_mtu = IB_MTU_256;
