@@ -8,7 +8,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ktap_begin 12 "ibv_devices / ibv_devinfo on sroce"
+ktap_begin 15 "ibv_devices / ibv_devinfo on sroce"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -62,5 +62,21 @@ ktap_result "GID list shows ::ffff:10.11.0.1 as RoCE v2" \
 ktap_result "GID list shows fd00::1 as RoCE v2" \
 	"$(grep -Eq 'GID\[ *[0-9]+\]:.*fd00::1, RoCE v2' <<<"$info"; echo $?)" \
 	"$(grep GID <<<"$info")"
+
+# rx_steer (Documentation/ABI): off by default, booleans only.
+steer=/sys/class/infiniband/sroce1/rx_steer
+ktap_result "rx_steer defaults to 0" "$([ "$(cat $steer)" = 0 ]; echo $?)" \
+	"rx_steer: $(cat $steer)"
+echo 1 >$steer 2>/dev/null
+v1=$(cat $steer)
+echo off >$steer 2>/dev/null
+ktap_result "rx_steer takes 1 and off" \
+	"$([ "$v1" = 1 ] && [ "$(cat $steer)" = 0 ]; echo $?)" \
+	"after 1: $v1, after off: $(cat $steer)"
+err=$( (echo maybe >$steer) 2>&1)
+rc=$?
+ktap_result "rx_steer refuses 'maybe' (EINVAL) and stays 0" \
+	"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
+		[ "$(cat $steer)" = 0 ]; echo $?)" "rc=$rc err='$err' now $(cat $steer)"
 
 ktap_done
