@@ -164,6 +164,9 @@ static enum sroce_counter sroce_recv_verify(struct sk_buff *skb)
 	__skb_pull(skb, SROCE_UDP_HLEN);
 	if (unlikely(pskb_trim(skb, cb->hdrlen + cb->paylen)))
 		return SROCE_CNT_RX_DROP_MALFORMED;
+	/* A valid RoCE v2 packet with CE, whatever becomes of it. */
+	if (unlikely(cb->ce))
+		sroce_counter_inc(cb->sdev, SROCE_CNT_NP_ECN_MARKED);
 	return SROCE_CNT_MAX;
 }
 
@@ -229,12 +232,7 @@ drop_put:
 drop:
 	/* The checks IBA 9.6.1 puts first decide what is counted. */
 	verdict = sroce_recv_verify(skb);
-	if (verdict != SROCE_CNT_MAX)
-		return verdict;
-	/* A valid RoCE v2 packet with CE, whatever became of it. */
-	if (unlikely(cb->ce))
-		sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
-	return drop;
+	return verdict != SROCE_CNT_MAX ? verdict : drop;
 }
 
 void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
@@ -249,10 +247,8 @@ void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	/* Notification point: CE makes the QP send a CNP (ecn.c). */
-	if (unlikely(cb->ce)) {
-		sroce_counter_inc(cb->sdev, SROCE_CNT_NP_ECN_MARKED);
+	if (unlikely(cb->ce))
 		sroce_ecn_np(qp, skb);
-	}
 	if (cb->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rx(qp, skb);
 	else
@@ -279,8 +275,6 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		drop = sroce_recv_verify(skb);
 		if (unlikely(drop != SROCE_CNT_MAX))
 			goto drop;
-		if (unlikely(cb->ce))
-			sroce_counter_inc(sdev, SROCE_CNT_NP_ECN_MARKED);
 		sroce_cc_rx_cnp(sdev, skb);
 		return;
 	}

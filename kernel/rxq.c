@@ -48,13 +48,7 @@ static int sroce_rxq_cpu(const struct sroce_qp *qp)
 
 static void sroce_rxq_kick(struct sroce_qp *qp)
 {
-	int cpu = sroce_rxq_cpu(qp);
-
-	/* The reference travels with the work item. */
-	if (!refcount_inc_not_zero(&qp->ref))
-		return;
-	if (!sroce_task_queue(&qp->rxq.work, cpu))
-		sroce_qp_put(qp); /* already queued, with its own reference */
+	sroce_task_queue_qp(qp, &qp->rxq.work, sroce_rxq_cpu(qp));
 }
 
 static void sroce_rxq_fn(struct work_struct *work)

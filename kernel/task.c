@@ -76,6 +76,11 @@ void sroce_task_schedule_on(struct sroce_qp *qp, int cpu)
 	 */
 	if (in_task() && current_work() == work)
 		work = &qp->req.work_alt;
+	sroce_task_queue_qp(qp, work, cpu);
+}
+
+void sroce_task_queue_qp(struct sroce_qp *qp, struct work_struct *work, int cpu)
+{
 	/* The reference travels with the work item. */
 	if (!refcount_inc_not_zero(&qp->ref))
 		return;

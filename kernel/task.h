@@ -24,6 +24,12 @@ void sroce_task_exit(void);
  * from sroce_task_init() to sroce_task_exit(), i.e. while devices exist.
  */
 bool sroce_task_queue(struct work_struct *work, int cpu);
+/*
+ * Queue @work, a work item of @qp whose function ends with sroce_qp_put(),
+ * with a QP reference for it; nothing if the QP is being destroyed.
+ */
+void sroce_task_queue_qp(struct sroce_qp *qp, struct work_struct *work,
+			 int cpu);
 
 void sroce_task_setup(struct sroce_qp *qp);
 /* Schedule the SEND side to run from the workqueue (req.lock held). */
