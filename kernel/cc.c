@@ -23,6 +23,7 @@
 #include "ecn.h"
 #include "proto/hdr.h"
 #include "qp.h"
+#include "restrack.h"
 #include "recv.h"
 #include "req.h"
 #include "resp_rd.h"
@@ -411,7 +412,8 @@ static int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "cc_algo", cc->algo->ops->name) ||
 	    rdma_nl_put_driver_u64(msg, "cc_rate_kbps", rate) ||
-	    rdma_nl_put_driver_u32(msg, "cc_alpha_q20", alpha)) {
+	    rdma_nl_put_driver_u32(msg, "cc_alpha_q20", alpha) ||
+	    sroce_restrack_fill_qp(msg, qp)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

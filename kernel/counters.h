@@ -111,6 +111,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_STEERED,
 	/* Dropped: too many packets of the QP waiting for that CPU. */
 	SROCE_CNT_RX_DROP_BACKLOG,
+	/* Request packet batches sent as one UDP GSO skb (tx_batch). */
+	SROCE_CNT_TX_BATCHES,
 	/* ---- memory registration of kernel consumers (fr.c) ---- */
 	/* IB_WR_REG_MR executed successfully (MR made Valid). */
 	SROCE_CNT_FR_REG,

@@ -34,6 +34,7 @@
 #include "cc_sysfs.h"
 #include "counters.h"
 #include "device.h"
+#include "pkt.h"
 #include "fr.h"
 #include "net.h"
 #include "pfc.h"
@@ -326,6 +327,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->net_node);
 	spin_lock_init(&sdev->port_lock);
 	sdev->rx_steer = false; /* experimental: see rxq.h */
+	sdev->tx_batch = SROCE_TX_BATCH_AUTO;
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	sdev->active_mtu = IB_MTU_256;

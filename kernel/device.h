@@ -86,6 +86,8 @@ struct sroce_dev {
 
 	/* Receive steering on (rxq.h); sysfs rx_steer, read with READ_ONCE. */
 	bool rx_steer;
+	/* enum sroce_tx_batch (pkt.h); sysfs tx_batch, read with READ_ONCE. */
+	u8 tx_batch;
 
 	/* Live objects per kind, checked against attr limits on create. */
 	atomic_t res_count[SROCE_RES_MAX];

@@ -9,13 +9,24 @@
  * an own address goes through lo and comes back on the 4791 socket) and
  * resolves the neighbour.  No lock is taken here; callers serialise their
  * own use of a packet.  UDP checksum is 0 on both families (Annex A17).
+ *
+ * A batch (struct sroce_txb) is several request packets of one QP that
+ * leave as ONE UDP GSO skb: each segment of its payload is a whole RoCE
+ * packet, BTH to ICRC, in its own page fragment.  IP, netfilter, qdisc and
+ * veth then run once per batch instead of once per packet, and the
+ * receiving UDP socket splits it back (udp_rcv_segment) before sroce sees
+ * the packets; a NIC without UDP segmentation gets them split by the
+ * stack.  The ICRCs are computed for the headers the packets will carry
+ * after segmentation (sroce_txb_icrc()).
  */
 #include <linux/hash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <linux/udp.h>
+#include <net/checksum.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -137,11 +148,100 @@ static int sroce_pkt_icrc(struct sk_buff *skb)
 	return 0;
 }
 
+/*
+ * The ICRC of segment @i of a batch, as it will leave after segmentation:
+ * the stack copies the IP and UDP headers in front of every segment with
+ * its own lengths, and IPv4 IDs counting up from the batch's (inet GSO).
+ * The ICRC covers the lengths and the ID, so each is predicted here.
+ */
+static void sroce_txb_icrc(const struct sroce_txb *b, unsigned int i,
+			   const void *nh, unsigned int nhlen)
+{
+	u8 pre[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + SROCE_BTH_LEN];
+	struct udphdr *uh = (struct udphdr *)(pre + nhlen);
+	u32 len = b->len[i];
+	u8 *seg = b->seg[i];
+	struct sroce_icrc ic;
+	__le32 icrc;
+	int n;
+
+	memcpy(pre, nh, nhlen + sizeof(*uh));
+	if (nhlen == sizeof(struct iphdr)) {
+		struct iphdr *iph = (struct iphdr *)pre;
+
+		iph->tot_len = htons(nhlen + sizeof(*uh) + len);
+		iph->id = htons(ntohs(iph->id) + i);
+	} else {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)pre;
+
+		ip6h->payload_len = htons(sizeof(*uh) + len);
+	}
+	uh->len = htons(sizeof(*uh) + len);
+	memcpy(uh + 1, seg, SROCE_BTH_LEN);
+	n = sroce_icrc_begin(&ic, pre, nhlen + sizeof(*uh) + SROCE_BTH_LEN);
+	if (WARN_ON_ONCE(n < 0))
+		return;
+	sroce_icrc_update(&ic, seg + SROCE_BTH_LEN,
+			  len - SROCE_BTH_LEN - SROCE_ICRC_LEN);
+	icrc = sroce_icrc_final(&ic);
+	memcpy(seg + len - SROCE_ICRC_LEN, &icrc, sizeof(icrc));
+}
+
+/*
+ * ICRCs, then the UDP GSO fields of a batch; skb->data at the network
+ * header, whose addresses and lengths are final.
+ */
+static void sroce_txb_finish(struct sk_buff *skb, const struct sroce_txb *b,
+			     unsigned int nhlen)
+{
+	struct udphdr *uh = udp_hdr(skb);
+	unsigned int i;
+
+	for (i = 0; i < b->nseg; i++)
+		sroce_txb_icrc(b, i, skb->data, nhlen);
+	/*
+	 * Segmentation needs a partial checksum (its per-segment pseudo
+	 * header); the ICRC ignores the UDP checksum (Annex A17).
+	 */
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	if (nhlen == sizeof(struct iphdr))
+		uh->check = ~csum_tcpudp_magic(ip_hdr(skb)->saddr,
+					       ip_hdr(skb)->daddr,
+					       ntohs(uh->len), IPPROTO_UDP, 0);
+	else
+		uh->check = ~csum_ipv6_magic(&ipv6_hdr(skb)->saddr,
+					     &ipv6_hdr(skb)->daddr,
+					     ntohs(uh->len), IPPROTO_UDP, 0);
+	if (b->nseg > 1) {
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_size = b->seglen;
+		skb_shinfo(skb)->gso_segs = b->nseg;
+	}
+}
+
+/*
+ * Network header and ICRC(s): one packet (@b NULL, ICRC appended) or a
+ * batch (@b, each ICRC inside its segment).  Returns 0 or -errno.
+ */
+static int sroce_pkt_net_finish(struct sk_buff *skb, const struct sroce_txb *b,
+				unsigned int nhlen)
+{
+	if (b) {
+		sroce_txb_finish(skb, b, nhlen);
+		return 0;
+	}
+	return sroce_pkt_icrc(skb);
+}
+
 static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
-			   u8 tos, struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb,
+			   const struct sroce_txb *b)
 {
 	struct net *net = sroce_net_ns(sdev->sn);
 	struct sock *sk = sroce_net_sock(sdev->sn, AF_INET)->sk;
+	unsigned int icrc_room = b ? 0 : SROCE_ICRC_LEN;
 	struct flowi4 fl = {};
 	struct rtable *rt;
 	struct iphdr *iph;
@@ -164,16 +264,16 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 	iph->ihl = sizeof(*iph) >> 2;
 	iph->tos = tos;
 	/* The ICRC covers tot_len: count the ICRC room now. */
-	iph->tot_len = htons(skb->len + SROCE_ICRC_LEN);
+	iph->tot_len = htons(skb->len + icrc_room);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit > 1 ? av->hop_limit :
 				       ip4_dst_hoplimit(&rt->dst);
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = fl.saddr;
 	iph->daddr = fl.daddr;
-	__ip_select_ident(net, iph, 1);
+	__ip_select_ident(net, iph, b ? b->nseg : 1);
 
-	err = sroce_pkt_icrc(skb);
+	err = sroce_pkt_net_finish(skb, b, sizeof(*iph));
 	if (unlikely(err)) {
 		ip_rt_put(rt);
 		kfree_skb(skb);
@@ -188,10 +288,12 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 
 #if IS_ENABLED(CONFIG_IPV6)
 static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
-			   u8 tos, struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb,
+			   const struct sroce_txb *b)
 {
 	struct socket *sock = sroce_net_sock(sdev->sn, AF_INET6);
 	struct net *net = sroce_net_ns(sdev->sn);
+	unsigned int icrc_room = b ? 0 : SROCE_ICRC_LEN;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct flowi6 fl = {};
@@ -215,13 +317,13 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 	skb_reset_network_header(skb);
 	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	/* The ICRC covers payload_len: count the ICRC room now. */
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_LEN);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + icrc_room);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit : ip6_dst_hoplimit(dst);
 	ip6h->saddr = fl.saddr;
 	ip6h->daddr = fl.daddr;
 
-	err = sroce_pkt_icrc(skb);
+	err = sroce_pkt_net_finish(skb, b, sizeof(*ip6h));
 	if (unlikely(err)) {
 		dst_release(dst);
 		kfree_skb(skb);
@@ -234,43 +336,127 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 #else
 static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
-			   u8 tos, struct sk_buff *skb)
+			   u8 tos, struct sk_buff *skb,
+			   const struct sroce_txb *b)
 {
 	kfree_skb(skb);
 	return -EAFNOSUPPORT;
 }
 #endif
 
-int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
-		   struct sk_buff *skb)
+/* Headers, ICRC(s) and out; one packet (@b NULL) or a batch in @skb. */
+static int sroce_pkt_send(struct sroce_dev *sdev, const struct sroce_av *av,
+			  u16 sport, struct sk_buff *skb,
+			  const struct sroce_txb *b, u8 opcode)
 {
-	bool cnp = skb->data[0] == SROCE_OP_CNP;
-	unsigned int len;
+	bool cnp = opcode == SROCE_OP_CNP;
+	unsigned int icrc_room = b ? 0 : SROCE_ICRC_LEN;
+	unsigned int len, npkts = b ? b->nseg : 1;
 	u32 prio;
 	u8 tos;
 	int err;
 
-	/* DSCP and ECN (ecn.c); skb->data is at the BTH here. */
-	tos = sroce_ecn_tos(sdev, av->tclass, skb->data[0], &prio);
+	/* DSCP and ECN (ecn.c). */
+	tos = sroce_ecn_tos(sdev, av->tclass, opcode, &prio);
 	/* UDP length includes the ICRC that sroce_pkt_icrc() appends. */
 	sroce_pkt_push_udp(skb, sport);
-	udp_hdr(skb)->len = htons(skb->len + SROCE_ICRC_LEN);
-	len = skb->len - sizeof(struct udphdr) + SROCE_ICRC_LEN;
+	udp_hdr(skb)->len = htons(skb->len + icrc_room);
+	len = skb->len - sizeof(struct udphdr) + icrc_room;
 	skb->ip_summed = CHECKSUM_NONE;
 	/* CNPs have their own priority (ecn.c); data the DSCP table (pfc.c). */
 	skb->priority = cnp ? prio : sroce_pfc_skb_priority(sdev, av->tclass);
 
 	if (av->ntype == RDMA_NETWORK_IPV6)
-		err = sroce_pkt_xmit6(sdev, av, tos, skb);
+		err = sroce_pkt_xmit6(sdev, av, tos, skb, b);
 	else
-		err = sroce_pkt_xmit4(sdev, av, tos, skb);
+		err = sroce_pkt_xmit4(sdev, av, tos, skb, b);
 	/* The skb is gone either way; a positive value is NET_XMIT_*. */
 	err = net_xmit_eval(err);
 	if (unlikely(err)) {
-		sroce_counter_inc(sdev, SROCE_CNT_TX_DROP);
+		sroce_counter_add(sdev, SROCE_CNT_TX_DROP, npkts);
 		return err;
 	}
-	sroce_counter_inc(sdev, SROCE_CNT_SENT_PKTS);
+	sroce_counter_add(sdev, SROCE_CNT_SENT_PKTS, npkts);
 	sroce_counter_add(sdev, SROCE_CNT_SENT_BYTES, len);
 	return 0;
+}
+
+int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+		   struct sk_buff *skb)
+{
+	/* skb->data is at the BTH here. */
+	return sroce_pkt_send(sdev, av, sport, skb, NULL, skb->data[0]);
+}
+
+/* ---- batches (pkt.h) ---- */
+
+bool sroce_txb_enabled(const struct sroce_dev *sdev)
+{
+	switch (READ_ONCE(sdev->tx_batch)) {
+	case SROCE_TX_BATCH_ON:
+		return true;
+	case SROCE_TX_BATCH_AUTO:
+		/*
+		 * Software netdevs (veth, bridge, VLAN, bond, lo) leave
+		 * segmentation to the kernel, whose IPv4 IDs the ICRCs
+		 * predict; a NIC that segments UDP itself might number
+		 * them otherwise.
+		 */
+		return sdev->ndev->rtnl_link_ops ||
+		       sdev->ndev->flags & IFF_LOOPBACK;
+	default:
+		return false;
+	}
+}
+
+int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen)
+{
+	unsigned int headroom =
+		LL_RESERVED_SPACE(sdev->ndev) + SROCE_PKT_NET_HDR;
+
+	b->nseg = 0;
+	b->seglen = seglen;
+	b->skb = alloc_skb(headroom, GFP_ATOMIC);
+	if (unlikely(!b->skb))
+		return -ENOMEM;
+	skb_reserve(b->skb, headroom);
+	return 0;
+}
+
+void *sroce_txb_add(struct sroce_txb *b, u32 len)
+{
+	struct sk_buff *skb = b->skb;
+	void *seg;
+
+	if (WARN_ON_ONCE(len > b->seglen || b->nseg >= SROCE_TXB_MAX))
+		return NULL;
+	seg = netdev_alloc_frag(len);
+	if (unlikely(!seg))
+		return NULL;
+	skb_fill_page_desc(skb, b->nseg, virt_to_head_page(seg),
+			   seg - page_address(virt_to_head_page(seg)), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	b->seg[b->nseg] = seg;
+	b->len[b->nseg] = len;
+	b->nseg++;
+	return seg;
+}
+
+void sroce_txb_abort(struct sroce_txb *b)
+{
+	kfree_skb(b->skb);
+	b->skb = NULL;
+}
+
+int sroce_txb_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+		   struct sroce_txb *b)
+{
+	struct sk_buff *skb = b->skb;
+
+	b->skb = NULL;
+	skb->protocol = av->ntype == RDMA_NETWORK_IPV6 ? htons(ETH_P_IPV6) :
+							 htons(ETH_P_IP);
+	return sroce_pkt_send(sdev, av, sport, skb, b, *b->seg[0]);
 }

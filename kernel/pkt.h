@@ -63,6 +63,45 @@ struct sk_buff *sroce_pkt_alloc(struct sroce_dev *sdev,
 int sroce_pkt_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		   struct sk_buff *skb);
 
+/* Segments one batch holds (a page fragment each, so <= MAX_SKB_FRAGS). */
+#define SROCE_TXB_MAX 16
+static_assert(SROCE_TXB_MAX <= MAX_SKB_FRAGS);
+
+/* device attribute tx_batch */
+enum sroce_tx_batch {
+	SROCE_TX_BATCH_OFF,
+	SROCE_TX_BATCH_ON,
+	SROCE_TX_BATCH_AUTO, /* on for software netdevs (pkt.c) */
+};
+
+/*
+ * A batch of request packets that leave as one UDP GSO skb (see pkt.c).
+ * Every segment but the last is exactly seglen bytes (BTH to ICRC); the
+ * builder owns it from begin to xmit or abort.
+ */
+struct sroce_txb {
+	struct sk_buff *skb;
+	u32 seglen;
+	u32 nseg;
+	u8 *seg[SROCE_TXB_MAX]; /* BTH of each segment */
+	u32 len[SROCE_TXB_MAX]; /* its length, ICRC included */
+};
+
+/* Does the device send batches (tx_batch and the netdev's kind)? */
+bool sroce_txb_enabled(const struct sroce_dev *sdev);
+/* An empty batch of @seglen-byte segments; -ENOMEM. */
+int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen);
+/*
+ * Room for one more segment of @len bytes (ICRC included, <= seglen; only
+ * the last may be shorter): returns where its BTH goes, or NULL (full, or
+ * no memory).  The ICRC is filled in by sroce_txb_xmit().
+ */
+void *sroce_txb_add(struct sroce_txb *b, u32 len);
+void sroce_txb_abort(struct sroce_txb *b);
+/* Like sroce_pkt_xmit() for a batch of at least one segment; consumes it. */
+int sroce_txb_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
+		   struct sroce_txb *b);
+
 /* 0xC000 | 14-bit hash of the QPN: the constant UDP source port of a QP. */
 u16 sroce_qp_sport(const struct sroce_qp *qp);
 

@@ -439,18 +439,18 @@ static void sroce_req_fill_ext(struct sroce_qp *qp, struct sroce_swqe *swqe,
 				    w->ex.invalidate_rkey);
 }
 
-/* Copy payload bytes [sent, sent + len) of the message into @buf. */
+/* Copy payload bytes [off, off + len) of the message into @buf. */
 static int sroce_req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
-				  void *buf, u32 len)
+				  void *buf, u32 len, u32 off)
 {
 	if (!len)
 		return 0;
 	if (swqe->wqe.flags & SROCE_WQE_INLINE) {
-		memcpy(buf, swqe->data + swqe->sent, len);
+		memcpy(buf, swqe->data + off, len);
 		return 0;
 	}
 	return sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sroce_swqe_sge(swqe),
-				  swqe->wqe.num_sge, swqe->sent, buf, len,
+				  swqe->wqe.num_sge, off, buf, len,
 				  SROCE_FROM_MEM);
 }
 
@@ -505,7 +505,7 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return -EAGAIN;
 	bth = skb->data;
 	if (sroce_req_copy_payload(qp, swqe, bth + sroce_opcode_hdr_len(oi),
-				   paylen)) {
+				   paylen, swqe->sent)) {
 		kfree_skb(skb);
 		sroce_req_fatal(qp, req->next, IB_WC_LOC_PROT_ERR);
 		return -EIO;
@@ -544,6 +544,143 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
 	}
 	return 0;
+}
+
+/* ---- batches: equal-size packets as one GSO skb (pkt.h) ---- */
+
+/* The next packet of the WQE: opcode, header and payload bytes. */
+struct sroce_req_pkt {
+	u8 opcode;
+	bool last;
+	u32 hdrlen; /* BTH and extension headers */
+	u32 paylen;
+	u32 len; /* segment bytes: headers, payload, pad, ICRC */
+};
+
+static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			       u32 sent, struct sroce_req_pkt *p)
+{
+	u32 pad;
+
+	p->paylen = min_t(u64, qp->req.mtu, swqe->len - sent);
+	p->last = sent + p->paylen >= swqe->len;
+	p->opcode = sroce_req_opcode(qp, swqe->wqe.opcode, !sent, p->last);
+	p->hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
+	pad = (4 - (p->paylen & 3)) & 3;
+	p->len = p->hdrlen + p->paylen + pad + SROCE_ICRC_LEN;
+}
+
+/*
+ * May the WQE at req.next go out in batches from here?  RC and UC SEND
+ * and WRITE messages with at least two packets left, while no rate limit
+ * paces the QP (a batch leaves at once).
+ */
+static bool sroce_req_batch_ok(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	enum ib_qp_type t = qp->init.qp_type;
+
+	if (t != IB_QPT_RC && t != IB_QPT_UC)
+		return false;
+	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode))
+		return false;
+	if (swqe->len - (swqe->started ? swqe->sent : 0) <= qp->req.mtu)
+		return false;
+	return !READ_ONCE(qp->cc.active) && sroce_txb_enabled(qp->sdev);
+}
+
+/*
+ * Send up to @max packets of the WQE at req.next as one batch: as many
+ * consecutive packets as have the size of a full middle packet, and then
+ * one shorter if it is the message's last.  Returns the number of packets
+ * sent, 0 if no batch was possible (the caller sends one packet the usual
+ * way, which also reports a bad local SGE), or -EAGAIN (no memory).
+ */
+static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				u32 max)
+{
+	u32 seglen = SROCE_BTH_LEN + qp->req.mtu + SROCE_ICRC_LEN;
+	struct sroce_req *req = &qp->req;
+	bool rc = qp->init.qp_type == IB_QPT_RC;
+	u32 sent, psn, since_ackreq, n;
+	struct sroce_req_pkt p;
+	bool ended = false;
+	struct sroce_txb b;
+
+	lockdep_assert_held(&req->lock);
+
+	if (!swqe->started)
+		sroce_req_start(qp, swqe);
+	if (rc)
+		max = min_t(s32, max,
+			    SROCE_REQ_WINDOW -
+				    sroce_psn_diff(req->psn, req->una_psn));
+	max = min_t(u32, max, SROCE_TXB_MAX);
+	sroce_req_next_pkt(qp, swqe, swqe->sent, &p);
+	if (max < 2 || p.len != seglen)
+		return 0;
+	if (sroce_txb_begin(&b, qp->sdev, seglen))
+		return -EAGAIN;
+
+	/* Build on copies of the sequence state; commit once all are built. */
+	sent = swqe->sent;
+	psn = req->psn;
+	since_ackreq = req->pkts_since_ackreq;
+	for (n = 0; n < max; n++) {
+		bool ackreq, se;
+		void *bth;
+
+		if (n)
+			sroce_req_next_pkt(qp, swqe, sent, &p);
+		if (p.len > seglen)
+			break;
+		bth = sroce_txb_add(&b, p.len);
+		if (!bth)
+			break;
+		memset(bth, 0, p.hdrlen);
+		memset(bth + p.hdrlen + p.paylen, 0, /* pad */
+		       p.len - SROCE_ICRC_LEN - p.hdrlen - p.paylen);
+		if (sroce_req_copy_payload(qp, swqe, bth + p.hdrlen, p.paylen,
+					   sent)) {
+			/* The one-packet path reports it. */
+			sroce_txb_abort(&b);
+			return 0;
+		}
+		ackreq = rc &&
+			 (p.last || ++since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
+		if (ackreq)
+			since_ackreq = 0;
+		se = p.last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
+		     (sroce_opcode_info(p.opcode)->flags & SROCE_OPF_SE_OK);
+		sroce_bth_init(bth, p.opcode, se, (4 - (p.paylen & 3)) & 3,
+			       SROCE_DEFAULT_PKEY, req->dest_qpn, ackreq, psn);
+		sroce_req_fill_ext(qp, swqe, sroce_opcode_info(p.opcode), bth,
+				   p.last);
+		psn = sroce_psn_next(psn);
+		sent += p.paylen;
+		if (p.last || p.len < seglen) {
+			ended = p.last;
+			n++;
+			break;
+		}
+	}
+	if (n < 2) {
+		sroce_txb_abort(&b);
+		return 0;
+	}
+
+	req->psn = psn;
+	req->pkts_since_ackreq = since_ackreq;
+	swqe->sent = sent;
+	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
+	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
+	if (rc)
+		sroce_comp_arm_retrans(qp);
+	if (ended) {
+		req->next++;
+		if (!rc)
+			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
+	}
+	return n;
 }
 
 /* May this CPU transmit for the QP now?  See req.tx_cpu. */
@@ -651,6 +788,18 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			/* Let other QPs and softirqs run; go on later. */
 			sroce_task_schedule(qp);
 			return;
+		}
+		if (sroce_req_batch_ok(qp, swqe)) {
+			int n = sroce_req_send_batch(qp, swqe, budget + 1);
+
+			if (n > 0) {
+				budget -= n - 1;
+				continue;
+			}
+			if (n == -EAGAIN) {
+				sroce_task_schedule(qp);
+				return;
+			}
 		}
 		if (sroce_req_send_one(qp, swqe) == -EAGAIN) {
 			sroce_task_schedule(qp);

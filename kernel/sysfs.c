@@ -5,7 +5,8 @@
  * sroce_abi_version is how libsroce recognises a sroce device whatever its
  * name; netdev names the bound Ethernet device.  Both are read-only and
  * exist from ib_register_device() (before the KOBJ_ADD uevent) until
- * unregistration.  rx_steer switches receive steering (rxq.h).
+ * unregistration.  rx_steer switches receive steering (rxq.h), tx_batch
+ * the sending of request packets in UDP GSO batches (pkt.c).
  */
 #include <linux/device.h>
 #include <linux/kstrtox.h>
@@ -17,6 +18,7 @@
 
 #include "device.h"
 #include "pfc.h"
+#include "pkt.h"
 #include "sysfs.h"
 
 static ssize_t sroce_abi_version_show(struct device *dev,
@@ -68,10 +70,43 @@ static ssize_t rx_steer_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(rx_steer);
 
+static const char *const sroce_tx_batch_names[] = {
+	[SROCE_TX_BATCH_OFF] = "off",
+	[SROCE_TX_BATCH_ON] = "on",
+	[SROCE_TX_BATCH_AUTO] = "auto",
+};
+
+static ssize_t tx_batch_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%s (%s)\n",
+			  sroce_tx_batch_names[READ_ONCE(sdev->tx_batch)],
+			  sroce_txb_enabled(sdev) ? "active" : "inactive");
+}
+
+static ssize_t tx_batch_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+	int i;
+
+	i = sysfs_match_string(sroce_tx_batch_names, buf);
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(sdev->tx_batch, i);
+	return count;
+}
+static DEVICE_ATTR_RW(tx_batch);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_rx_steer.attr,
+	&dev_attr_tx_batch.attr,
 	&sroce_pfc_attr_mode.attr,
 	&sroce_pfc_attr_enable.attr,
 	&sroce_pfc_attr_dscp2prio.attr,

@@ -8,7 +8,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ktap_begin 15 "ibv_devices / ibv_devinfo on sroce"
+ktap_begin 18 "ibv_devices / ibv_devinfo on sroce"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -78,5 +78,22 @@ rc=$?
 ktap_result "rx_steer refuses 'maybe' (EINVAL) and stays 0" \
 	"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
 		[ "$(cat $steer)" = 0 ]; echo $?)" "rc=$rc err='$err' now $(cat $steer)"
+
+# tx_batch (Documentation/ABI): auto by default, active on a veth.
+batch=/sys/class/infiniband/sroce1/tx_batch
+ktap_result "tx_batch defaults to auto, active on a veth" \
+	"$([ "$(cat $batch)" = "auto (active)" ]; echo $?)" "tx_batch: $(cat $batch)"
+echo off >$batch 2>/dev/null
+v1=$(cat $batch)
+echo auto >$batch 2>/dev/null
+ktap_result "tx_batch takes off and auto" \
+	"$([ "$v1" = "off (inactive)" ] && [ "$(cat $batch)" = "auto (active)" ]
+		echo $?)" "after off: $v1, after auto: $(cat $batch)"
+err=$( (echo always >$batch) 2>&1)
+rc=$?
+ktap_result "tx_batch refuses 'always' (EINVAL) and stays auto" \
+	"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
+		[ "$(cat $batch)" = "auto (active)" ]; echo $?)" \
+	"rc=$rc err='$err' now $(cat $batch)"
 
 ktap_done

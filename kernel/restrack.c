@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * restrack.c - transport state of a QP as netlink driver attributes (see
+ * restrack.h).  A snapshot: each part is read under the lock that guards
+ * it, the parts are not consistent with each other.
+ */
+#include <rdma/restrack.h>
+
+#include "qp.h"
+#include "restrack.h"
+
+struct sroce_restrack_snap {
+	u32 psn, una_psn, next, fetched, done, posted, rd_inflight;
+	u32 backlog, kick, rnr_wait, error;
+	int tx_cpu;
+	u32 resp_psn, resp_msn, resp_in_msg, resp_rd_head, resp_rd_send;
+	u32 rxq_len, rxq_busy;
+};
+
+static void sroce_restrack_snap(struct sroce_qp *qp,
+				struct sroce_restrack_snap *s)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_resp *r = &qp->resp;
+	unsigned long flags;
+
+	spin_lock_bh(&req->lock);
+	s->psn = req->psn;
+	s->una_psn = req->una_psn;
+	s->next = req->next;
+	s->fetched = req->fetched;
+	s->done = req->done;
+	s->posted = req->posted;
+	s->rd_inflight = req->rd_inflight;
+	s->rnr_wait = req->rnr_wait;
+	s->error = req->error;
+	s->tx_cpu = req->tx_cpu;
+	spin_unlock_bh(&req->lock);
+	s->backlog = skb_queue_len_lockless(&req->backlog);
+	s->kick = READ_ONCE(req->kick);
+
+	spin_lock_irqsave(&r->lock, flags);
+	s->resp_psn = r->psn;
+	s->resp_msn = r->msn;
+	s->resp_in_msg = r->in_msg;
+	s->resp_rd_head = r->rd_head;
+	s->resp_rd_send = r->rd_send;
+	spin_unlock_irqrestore(&r->lock, flags);
+
+	spin_lock_bh(&qp->rxq.lock);
+	s->rxq_len = skb_queue_len(&qp->rxq.skbs);
+	s->rxq_busy = qp->rxq.busy;
+	spin_unlock_bh(&qp->rxq.lock);
+}
+
+int sroce_restrack_fill_qp(struct sk_buff *msg, struct sroce_qp *qp)
+{
+	struct sroce_restrack_snap s;
+
+	sroce_restrack_snap(qp, &s);
+	if (rdma_nl_put_driver_u32_hex(msg, "sq_psn", s.psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "una_psn", s.una_psn) ||
+	    rdma_nl_put_driver_u32(msg, "wqe_next", s.next) ||
+	    rdma_nl_put_driver_u32(msg, "wqe_fetched", s.fetched) ||
+	    rdma_nl_put_driver_u32(msg, "wqe_done", s.done) ||
+	    rdma_nl_put_driver_u32(msg, "wqe_posted", s.posted) ||
+	    rdma_nl_put_driver_u32(msg, "rd_inflight", s.rd_inflight) ||
+	    rdma_nl_put_driver_u32(msg, "comp_backlog", s.backlog) ||
+	    rdma_nl_put_driver_u32(msg, "req_kick", s.kick) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", s.rnr_wait) ||
+	    rdma_nl_put_driver_u32(msg, "req_error", s.error) ||
+	    rdma_nl_put_driver_u32(msg, "tx_cpu", (u32)s.tx_cpu) ||
+	    rdma_nl_put_driver_u32_hex(msg, "rq_epsn", s.resp_psn) ||
+	    rdma_nl_put_driver_u32(msg, "rq_msn", s.resp_msn) ||
+	    rdma_nl_put_driver_u32(msg, "rq_in_msg", s.resp_in_msg) ||
+	    rdma_nl_put_driver_u32(msg, "rd_head", s.resp_rd_head) ||
+	    rdma_nl_put_driver_u32(msg, "rd_send", s.resp_rd_send) ||
+	    rdma_nl_put_driver_u32(msg, "rxq_len", s.rxq_len) ||
+	    rdma_nl_put_driver_u32(msg, "rxq_busy", s.rxq_busy))
+		return -EMSGSIZE;
+	return 0;
+}
