@@ -96,28 +96,95 @@ static u8 sroce_rd_opcode(u32 off, u32 n, u32 len)
 	return last ? SROCE_OP_RC_READ_RESP_LAST : SROCE_OP_RC_READ_RESP_MIDDLE;
 }
 
-/* A response skb with its BTH and (if the opcode has one) AETH filled. */
+/* BTH and (if the opcode has one) AETH of a response at @bth. */
+static void sroce_rd_fill_hdr(struct sroce_resp_ctx *c, void *bth, u8 opcode,
+			      u32 paylen, u32 psn, u32 msn)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+
+	sroce_bth_init(bth, opcode, false, sroce_bth_pad_for(paylen),
+		       SROCE_DEFAULT_PKEY, c->dest_qpn, false, psn);
+	if (sroce_opcode_has(info, SROCE_EXT_AETH)) {
+		u8 syn = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+		struct sroce_aeth *aeth;
+
+		aeth = sroce_opcode_ext(info, bth, SROCE_EXT_AETH);
+		sroce_aeth_set_syndrome(aeth, syn);
+		sroce_aeth_set_msn(aeth, msn);
+	}
+}
+
+/* A response skb with its headers filled. */
 static struct sk_buff *sroce_rd_skb(struct sroce_resp_ctx *c, u8 opcode,
 				    u32 paylen, u32 psn, u32 msn)
 {
-	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
 	struct sk_buff *skb;
 
 	skb = sroce_pkt_alloc(c->sdev, &c->av, opcode, paylen, GFP_ATOMIC);
 	if (unlikely(!skb))
 		return NULL;
-	sroce_bth_init(sroce_rx_bth(skb), opcode, false,
-		       sroce_bth_pad_for(paylen), SROCE_DEFAULT_PKEY,
-		       c->dest_qpn, false, psn);
-	if (sroce_opcode_has(info, SROCE_EXT_AETH)) {
-		u8 syn = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
-		struct sroce_aeth *aeth;
-
-		aeth = sroce_opcode_ext(info, skb->data, SROCE_EXT_AETH);
-		sroce_aeth_set_syndrome(aeth, syn);
-		sroce_aeth_set_msn(aeth, msn);
-	}
+	sroce_rd_fill_hdr(c, sroce_rx_bth(skb), opcode, paylen, psn, msn);
 	return skb;
+}
+
+/*
+ * READ response packets of @e from resp.rd_off on as one batch (pkt.h):
+ * the middle packets, and the last if it is not longer, at most @max.
+ * Returns the number sent, or 0 if no batch was possible (the caller
+ * sends one packet the usual way, which also reports a failed copy).
+ */
+static u32 sroce_rd_send_batch(struct sroce_resp_ctx *c,
+			       struct sroce_resp_rd *e, struct sroce_mr *mr,
+			       u32 max)
+{
+	u32 seglen = SROCE_BTH_LEN + c->mtu + SROCE_ICRC_LEN;
+	struct sroce_resp *r = &c->qp->resp;
+	u32 off = r->rd_off, n = 0;
+	struct sroce_txb b;
+
+	/* The first packet carries an AETH: never part of a batch. */
+	if (!off || max < 2 || e->len - off <= c->mtu ||
+	    READ_ONCE(c->qp->cc.active) || !sroce_txb_enabled(c->sdev))
+		return 0;
+	if (sroce_txb_begin(&b, c->sdev, seglen))
+		return 0;
+	max = min_t(u32, max, SROCE_TXB_MAX);
+	while (n < max && off < e->len) {
+		u32 len = min_t(u32, c->mtu, e->len - off);
+		u8 opcode = sroce_rd_opcode(off, len, e->len);
+		u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(opcode));
+		u32 pad = sroce_bth_pad_for(len);
+		u32 seg = hdrlen + len + pad + SROCE_ICRC_LEN;
+		u8 *bth;
+
+		if (seg > seglen)
+			break;
+		bth = sroce_txb_add(&b, seg);
+		if (!bth)
+			break;
+		memset(bth, 0, hdrlen);
+		memset(bth + hdrlen + len, 0, pad);
+		sroce_rd_fill_hdr(c, bth, opcode, len,
+				  sroce_psn_add(e->psn, off / c->mtu), e->msn);
+		if (sroce_mem_mr_copy(mr, e->va + off, bth + hdrlen, len,
+				      SROCE_FROM_MEM)) {
+			sroce_txb_abort(&b);
+			return 0;
+		}
+		off += len;
+		n++;
+		if (seg < seglen)
+			break;
+	}
+	if (n < 2) {
+		sroce_txb_abort(&b);
+		return 0;
+	}
+	sroce_cc_sent(c->qp, &c->qp->cc, off - r->rd_off);
+	sroce_counter_inc(c->sdev, SROCE_CNT_TX_BATCHES);
+	sroce_txb_xmit(c->sdev, &c->av, sroce_qp_sport(c->qp), &b);
+	r->rd_off = off;
+	return n;
 }
 
 /*
@@ -144,7 +211,7 @@ static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
 		u8 opcode = sroce_rd_opcode(off, n, e->len);
 		u32 psn = sroce_psn_add(e->psn, off / c->mtu);
 		struct sk_buff *skb;
-		u32 hdrlen;
+		u32 hdrlen, k;
 
 		if (!*budget) {
 			err = -EAGAIN;
@@ -153,6 +220,11 @@ static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
 		if (!sroce_cc_may_send(c->qp, &c->qp->cc)) {
 			err = -EBUSY; /* paced: cc.c's timer kicks us */
 			break;
+		}
+		k = sroce_rd_send_batch(c, e, mr, *budget);
+		if (k) {
+			*budget -= k;
+			continue;
 		}
 		skb = sroce_rd_skb(c, opcode, n, psn, e->msn);
 		if (unlikely(!skb)) {

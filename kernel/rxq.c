@@ -110,9 +110,13 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (unlikely(skb_queue_len(&q->skbs) >= SROCE_RXQ_MAX_PKTS)) {
+		/* Never leave a full queue without a consumer on its way. */
+		kick = !q->busy;
 		spin_unlock(&q->lock);
 		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BACKLOG);
 		kfree_skb(skb);
+		if (kick)
+			sroce_rxq_kick(qp);
 		return;
 	}
 	/* A receive dst may be a noref one, valid only in this softirq. */
