@@ -94,13 +94,13 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	spin_lock_bh(&req->lock);
 	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
 	    req->rnr_wait || req->psn == req->una_psn) {
-		spin_unlock_bh(&req->lock);
+		sroce_req_unlock(qp);
 		return;
 	}
 	if (sroce_pfc_tx_paused(qp->sdev, qp->av.tclass)) {
 		/* PFC holds our priority: no retry could leave; wait. */
 		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
-		spin_unlock_bh(&req->lock);
+		sroce_req_unlock(qp);
 		return;
 	}
 	sroce_counter_inc(qp->sdev, SROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
@@ -121,7 +121,7 @@ static void sroce_comp_rnr_timer(struct timer_list *t)
 
 	spin_lock_bh(&req->lock);
 	if (req->stopped || req->error || !req->rnr_wait) {
-		spin_unlock_bh(&req->lock);
+		sroce_req_unlock(qp);
 		return;
 	}
 	req->rnr_wait = false;
@@ -417,7 +417,7 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 
 	spin_lock_bh(&req->lock);
 	if (req->posting) {
-		spin_unlock_bh(&req->lock);
+		sroce_req_unlock(qp);
 		return;
 	}
 	req->posting = true;
@@ -448,7 +448,7 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 		spin_lock_bh(&req->lock);
 	}
 	req->posting = false;
-	spin_unlock_bh(&req->lock);
+	sroce_req_unlock(qp);
 }
 
 /* After dropping req.lock: move to ERR if needed, then post CQEs. */
@@ -464,7 +464,7 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 			req->err_moved = true;
 			move = true;
 		}
-		spin_unlock_bh(&req->lock);
+		sroce_req_unlock(qp);
 	}
 	if (move)
 		sroce_qp_error(qp); /* flushes, which posts the CQEs */
@@ -513,7 +513,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	req->done = req->fetched;
 	req->next = req->fetched;
 	req->rd_inflight = 0;
-	spin_unlock_bh(&req->lock);
+	sroce_req_unlock(qp);
 	sroce_req_post_cqes(qp);
 }
 
@@ -624,6 +624,20 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 		if (!spin_trylock_bh(&req->lock))
 			return;
 	}
+}
+
+void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
+{
+	spin_unlock_bh(&qp->req.lock);
+	/* The unlock before the look; pairs with sroce_req_run(). */
+	smp_mb();
+	/*
+	 * Take the kick (the work runs the requester unconditionally), and
+	 * not inline: this runs where CQEs are posted, and running the
+	 * requester from here would nest into the next CQE posting.
+	 */
+	if (READ_ONCE(qp->req.kick) && xchg(&qp->req.kick, 0))
+		sroce_task_schedule(qp);
 }
 
 void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)

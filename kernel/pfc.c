@@ -113,7 +113,7 @@ static void sroce_pfc_kick_fn(struct work_struct *work)
 		    qp->init.qp_type == IB_QPT_GSI ||
 		    mask & BIT(sroce_pfc_skb_priority(sdev, qp->av.tclass)))
 			sroce_pfc_resume_locked(qp);
-		spin_unlock_bh(&qp->req.lock);
+		sroce_req_unlock(qp);
 		sroce_qp_put(qp);
 	}
 }

@@ -81,6 +81,8 @@ struct sroce_req {
 	 * more before it lets go.  Set without the lock and taken with xchg()
 	 * (a read and a separate clear would lose a kick set in between),
 	 * paired with full barriers (sroce_req_run(), sroce_comp_unlock()).
+	 * So every holder of req.lock lets go through sroce_comp_unlock()
+	 * or sroce_req_unlock(), never a plain unlock.
 	 */
 	unsigned int kick;
 
@@ -183,5 +185,11 @@ void sroce_req_after_unlock(struct sroce_qp *qp);
  * keep arriving and the lock is free.  Every hot path lets go this way.
  */
 void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
+/*
+ * Drop req.lock taken for anything but running the requester (CQE
+ * posting, a timer with nothing to do, PFC resume, a snapshot): a doorbell
+ * that found the lock held left a kick, and this hands it to the work.
+ */
+void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
 
 #endif /* _SROCE_REQ_H */

@@ -35,7 +35,7 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->rnr_wait = req->rnr_wait;
 	s->error = req->error;
 	s->tx_cpu = req->tx_cpu;
-	spin_unlock_bh(&req->lock);
+	sroce_req_unlock(qp);
 	s->backlog = skb_queue_len_lockless(&req->backlog);
 	s->kick = READ_ONCE(req->kick);
 

@@ -8,12 +8,12 @@
  * Only request packets (the responder's work) with more than
  * SROCE_RXQ_INLINE_MAX payload bytes are handed off; ACKs, READ responses
  * and small requests are processed inline in the softirq while nothing of
- * the QP waits, so latency stays that of the softirq.  (Handing READ
- * responses to the work as well hung ib_read_bw with four QPs, and
- * ib_send_bw 4 KiB with four QPs hung once with request steering; until
- * that is understood steering is off by default, device attribute
- * rx_steer.)  Packets of one QP are always processed in arrival order and
- * by one context at a time.
+ * the QP waits, so latency stays that of the softirq.  Device attribute
+ * rx_steer (on by default) switches the hand-off.  (The hangs once seen
+ * with it on were a lost doorbell kick on the SEND side, which steering
+ * made likely by posting CQEs on another CPU than the application's; see
+ * sroce_req_unlock().)  Packets of one QP are always processed in arrival
+ * order and by one context at a time.
  */
 #ifndef _SROCE_RXQ_H
 #define _SROCE_RXQ_H

@@ -129,6 +129,9 @@ if [ -d $tr/events/sroce ]; then
 fi
 
 idx=$(gid_index sroce1 10.11.0.1)
+# cc_wire.py counts packets on the wire: no batches (tx_batch), which
+# AF_PACKET on the veth would see as one GSO skb.
+echo off >/sys/class/infiniband/sroce1/tx_batch
 # ip netns exec remounts /sys for ns2: keep init_net's view.
 hwc=/run/sroce-cc-hwc
 knobs=/run/sroce-cc-knobs

@@ -63,21 +63,21 @@ ktap_result "GID list shows fd00::1 as RoCE v2" \
 	"$(grep -Eq 'GID\[ *[0-9]+\]:.*fd00::1, RoCE v2' <<<"$info"; echo $?)" \
 	"$(grep GID <<<"$info")"
 
-# rx_steer (Documentation/ABI): off by default, booleans only.
+# rx_steer (Documentation/ABI): on by default, booleans only.
 steer=/sys/class/infiniband/sroce1/rx_steer
-ktap_result "rx_steer defaults to 0" "$([ "$(cat $steer)" = 0 ]; echo $?)" \
+ktap_result "rx_steer defaults to 1" "$([ "$(cat $steer)" = 1 ]; echo $?)" \
 	"rx_steer: $(cat $steer)"
-echo 1 >$steer 2>/dev/null
+echo 0 >$steer 2>/dev/null
 v1=$(cat $steer)
-echo off >$steer 2>/dev/null
-ktap_result "rx_steer takes 1 and off" \
-	"$([ "$v1" = 1 ] && [ "$(cat $steer)" = 0 ]; echo $?)" \
-	"after 1: $v1, after off: $(cat $steer)"
+echo on >$steer 2>/dev/null
+ktap_result "rx_steer takes 0 and on" \
+	"$([ "$v1" = 0 ] && [ "$(cat $steer)" = 1 ]; echo $?)" \
+	"after 0: $v1, after on: $(cat $steer)"
 err=$( (echo maybe >$steer) 2>&1)
 rc=$?
-ktap_result "rx_steer refuses 'maybe' (EINVAL) and stays 0" \
+ktap_result "rx_steer refuses 'maybe' (EINVAL) and stays 1" \
 	"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
-		[ "$(cat $steer)" = 0 ]; echo $?)" "rc=$rc err='$err' now $(cat $steer)"
+		[ "$(cat $steer)" = 1 ]; echo $?)" "rc=$rc err='$err' now $(cat $steer)"
 
 # tx_batch (Documentation/ABI): auto by default, active on a veth.
 batch=/sys/class/infiniband/sroce1/tx_batch

@@ -21,6 +21,9 @@ if ! load_sroce >/dev/null 2>&1 || ! make_two_ns >/dev/null 2>&1; then
 	ktap_done
 fi
 idx=$(gid_index sroce1 10.11.0.1)
+# Packet by packet on the wire: a batch (tx_batch) is one GSO skb where
+# AF_PACKET on the veth looks, and is split only by the receiving stack.
+echo off >/sys/class/infiniband/sroce1/tx_batch
 # ip netns exec remounts /sys for ns2: keep init_net's view of the counters.
 hwc=/run/sroce-resp-hwc
 mkdir -p "$hwc" && mount --bind /sys/class/infiniband/sroce1/ports/1/hw_counters "$hwc"
