@@ -98,12 +98,18 @@ csv=$out/bench.csv
 md=$out/bench.md
 
 # Iterations per message size: enough bytes to average over, bounded time.
+# A multiple of 100, perftest's default --cq-mod: with -q 4 and, say, 2048
+# iterations, perftest counts each CQE as 100 sends, so the QPs that finish
+# first overshoot the total, perftest stops polling while one QP still
+# waits for completions to post its last sends, and spins forever.  (That
+# is perftest, not the device: whichever QP lags when the others finish.)
 iters() {
 	local size=$1 n
 	n=$((64 * 1024 * 1024 / size))
 	[ -n "$quick" ] && n=$((n / 8))
 	[ $n -gt 20000 ] && n=20000
-	[ $n -lt 50 ] && n=50
+	n=$((n / 100 * 100))
+	[ $n -lt 100 ] && n=100
 	echo $n
 }
 

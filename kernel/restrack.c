@@ -6,6 +6,7 @@
  */
 #include <rdma/restrack.h>
 
+#include "cq.h"
 #include "qp.h"
 #include "restrack.h"
 
@@ -15,6 +16,7 @@ struct sroce_restrack_snap {
 	int tx_cpu;
 	u32 resp_psn, resp_msn, resp_in_msg, resp_rd_head, resp_rd_send;
 	u32 rxq_len, rxq_busy;
+	u32 sq_hdr_prod, sq_hdr_cons;
 };
 
 static void sroce_restrack_snap(struct sroce_qp *qp,
@@ -47,6 +49,10 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->resp_rd_send = r->rd_send;
 	spin_unlock_irqrestore(&r->lock, flags);
 
+	/* The ring header as both sides see it (user space writes prod). */
+	s->sq_hdr_prod = READ_ONCE(qp->sq.queue.hdr->prod);
+	s->sq_hdr_cons = READ_ONCE(qp->sq.queue.hdr->cons);
+
 	spin_lock_bh(&qp->rxq.lock);
 	s->rxq_len = skb_queue_len(&qp->rxq.skbs);
 	s->rxq_busy = qp->rxq.busy;
@@ -76,7 +82,46 @@ int sroce_restrack_fill_qp(struct sk_buff *msg, struct sroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "rd_head", s.resp_rd_head) ||
 	    rdma_nl_put_driver_u32(msg, "rd_send", s.resp_rd_send) ||
 	    rdma_nl_put_driver_u32(msg, "rxq_len", s.rxq_len) ||
-	    rdma_nl_put_driver_u32(msg, "rxq_busy", s.rxq_busy))
+	    rdma_nl_put_driver_u32(msg, "rxq_busy", s.rxq_busy) ||
+	    rdma_nl_put_driver_u32(msg, "sq_ring_prod", s.sq_hdr_prod) ||
+	    rdma_nl_put_driver_u32(msg, "sq_ring_cons", s.sq_hdr_cons))
 		return -EMSGSIZE;
 	return 0;
 }
+
+static int sroce_restrack_fill_cq(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	u32 prod, cons, hprod, hcons, nslots;
+	struct nlattr *table;
+	unsigned long flags;
+	bool error;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	prod = cq->queue.prod;
+	cons = cq->queue.cons;
+	hprod = READ_ONCE(cq->queue.hdr->prod);
+	hcons = READ_ONCE(cq->queue.hdr->cons);
+	nslots = cq->queue.nslots;
+	error = cq->error;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "nslots", nslots) ||
+	    rdma_nl_put_driver_u32(msg, "prod", prod) ||
+	    rdma_nl_put_driver_u32(msg, "cons", cons) ||
+	    rdma_nl_put_driver_u32(msg, "ring_prod", hprod) ||
+	    rdma_nl_put_driver_u32(msg, "ring_cons", hcons) ||
+	    rdma_nl_put_driver_u32(msg, "overflow", error)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+const struct ib_device_ops sroce_restrack_dev_ops = {
+	.fill_res_cq_entry = sroce_restrack_fill_cq,
+};
