@@ -308,7 +308,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 		rtos += f->timeouts;
 		naks += f->naks_rcvd;
 		fprintf(fp,
-			"flow%d = gbps %.3f sent_kb %llu marks %llu cnps %llu pauses %llu paused_us %llu drops %llu",
+			"flow%d = gbps %.4f sent_kb %llu marks %llu cnps %llu pauses %llu paused_us %llu drops %llu",
 			i, sim_gbps(b, win),
 			(unsigned long long)(f->sent / 1000),
 			(unsigned long long)f->marks,
