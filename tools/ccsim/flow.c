@@ -53,7 +53,9 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		/* as kernel/cc.c: 0 = the device speed, else the lower */
 		if (v && v * SROCE_CC_KBPS_PER_MBPS < p->line_rate)
 			p->line_rate = v * SROCE_CC_KBPS_PER_MBPS;
-	} else if (!strcmp(key, "rpg_min_rate"))
+		return 0;
+	}
+	if (!strcmp(key, "rpg_min_rate"))
 		p->min_rate = v * SROCE_CC_KBPS_PER_MBPS;
 	else if (!strcmp(key, "rpg_ai_rate"))
 		p->ai_rate = v * SROCE_CC_KBPS_PER_MBPS;

@@ -31,9 +31,9 @@ void sim_rc_init(struct sim *s, u32 i)
 {
 	struct sim_flow *f = &s->flows[i];
 
-	f->npkts = f->cfg.size ? (u32)((f->cfg.size + s->cfg.mtu - 1) /
-				       s->cfg.mtu) :
-				 0;
+	f->npkts = f->cfg.size ?
+			   (u32)((f->cfg.size + s->cfg.mtu - 1) / s->cfg.mtu) :
+			   0;
 }
 
 /* May @f send its next packet (snd_nxt): data left and room in the window? */
