@@ -17,20 +17,27 @@ table=$out/table.txt
 printf '%-22s %6s %6s %6s %8s %8s %8s %7s %8s %7s\n' run jain util \
 	inband q50_kb q95_kb q99_kb pauses paused conv_us >"$table"
 
+# plot DIR NFLOWS END_US: rate.png and queue.png, and the same over the
+# first tenth of the run (rate-zoom.png, queue-zoom.png) where the cycles
+# of a long run can be told apart.
 plot() {
-	local dir=$1 n=$2
+	local dir=$1 n=$2 zoom=$(($3 / 10))
 	command -v gnuplot >/dev/null || return 0
 	gnuplot <<-GP
 		set datafile separator ','
 		set terminal pngcairo size 1000,500 noenhanced
 		set key outside right
 		set xlabel 'time (us)'
-		set output '$dir/rate.png'
-		set ylabel 'cc rate (Gb/s)'
-		plot for [i=2:$((n + 1))] '$dir/rate.csv' using 1:i with lines title columnhead(i)
-		set output '$dir/queue.png'
-		set ylabel 'queue (KB)'
-		plot '$dir/queue.csv' using 1:2 with lines title 'queue_kb'
+		do for [z in "0 1"] {
+			suffix = (z eq "1") ? '-zoom' : ''
+			if (z eq "1") { set xrange [0:$zoom] } else { set autoscale x }
+			set output '$dir/rate'.suffix.'.png'
+			set ylabel 'cc rate (Gb/s)'
+			plot for [i=2:$((n + 1))] '$dir/rate.csv' using 1:i with lines title columnhead(i)
+			set output '$dir/queue'.suffix.'.png'
+			set ylabel 'queue (KB)'
+			plot '$dir/queue.csv' using 1:2 with lines title 'queue_kb'
+		}
 	GP
 }
 
@@ -46,7 +53,7 @@ run() {
 	"$sim" -q -o "$dir" -D "sim.name=$name" "${args[@]}" "$sc/$file" \
 		2>>"$out/speed.txt"
 	n=$(sed -n 's/^flows = //p' "$dir/summary.txt")
-	plot "$dir" "$n"
+	plot "$dir" "$n" "$(sed -n 's/^window_us = .*\.\.//p' "$dir/summary.txt")"
 	[ $# -eq 0 ] || return 0
 	awk -v name="$name" -F' = ' '
 		{ v[$1] = $2 }
