@@ -61,7 +61,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 make -s -C "$top/tools/ccsim" >"$tmp/build.log" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/build.log"
@@ -204,6 +204,20 @@ for i in 0 1 2 3; do
 done
 ok $r "gbn: 4 flows recover $(val "$tmp/tb4/summary.txt" drops) drops; each delivers 2 MB once"
 
+# Random (non-congestion) loss on one window-limited flow: NAKs repair it
+# without a timeout, and the queue never holds more than two windows
+# (the stale copies of one window and its resend).
+run tbl testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1 \
+	-D switch.loss=0.001 -D flow.size_kb=15000
+r=0
+check "$tmp/tbl/summary.txt" "random_losses > 5" || r=1
+check "$tmp/tbl/summary.txt" "naks > 5" || r=1
+check "$tmp/tbl/summary.txt" "timeouts <= 0" || r=1
+check "$tmp/tbl/summary.txt" "queue_max_kb <= 262.2" || r=1
+grep -q "delivered_b 15000000 .*fct_us [0-9]" \
+	<<<"$(val "$tmp/tbl/summary.txt" flow0)" || r=1
+ok $r "gbn: random loss 0.1 % repaired by NAKs, no timeout, <= 2 windows queued"
+
 # DCQCN (bench/cc.sh's knobs) on the testbed, 2 flows: fair, marks and
 # CNPs, and the rate goes through repeated cut/recovery cycles.
 run tbd testbed.ini "${tb[@]}" -D flow.count=2
@@ -250,7 +264,7 @@ grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 # ... and values that would overflow or shift out of range.
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
-	switch.red_wlog=40; do
+	switch.red_wlog=40 switch.loss=1.5; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1

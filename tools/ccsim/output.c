@@ -348,6 +348,9 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "paused_fraction = %.4f\n",
 		(double)paused / ((double)s->nflows * (double)s->now));
 	fprintf(fp, "drops = %llu\n", (unsigned long long)s->port.drops);
+	if (c->loss_ppm)
+		fprintf(fp, "random_losses = %llu\n",
+			(unsigned long long)s->port.losses);
 	if (c->gbn) {
 		fprintf(fp, "retransmitted_kb = %llu\n",
 			(unsigned long long)(retx / 1000));

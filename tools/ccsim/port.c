@@ -4,6 +4,9 @@
  * rate, a shared buffer (tail drop when full), RED/ECN marking on enqueue
  * and PFC per ingress port.
  *
+ * Optionally a random loss (loss_ppm) of packets that found room, for
+ * losses that are not congestion.
+ *
  * ECN (RED as in the DCQCN paper, on the instantaneous queue q in bytes):
  *   q <= Kmin: no mark;  Kmin < q <= Kmax: mark with Pmax (q-Kmin)/(Kmax-Kmin);
  *   q > Kmax: mark every packet.
@@ -115,6 +118,13 @@ void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn)
 	u64 q = sim_port_red_queue(s);
 
 	if (p->bytes + bytes > s->cfg.buffer) {
+		p->drops++;
+		f->drops++;
+		return;
+	}
+	/* a loss that is not congestion (a bad link, a host dropping) */
+	if (s->cfg.loss_ppm && sim_rand(s) % 1000000 < s->cfg.loss_ppm) {
+		p->losses++;
 		p->drops++;
 		f->drops++;
 		return;

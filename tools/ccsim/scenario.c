@@ -10,7 +10,7 @@
  *             measure_end_ms, conv_window_us, conv_jain, transport
  *             (none/gbn), rto_us
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
- *             kmax_kb, pmax, red_wlog, pfc (on/off), pfc_xoff_kb,
+ *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
  *             pfc_xon_kb
  *   [cc]      algo (none/dcqcn/dctcp), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
@@ -154,6 +154,8 @@ static int sim_set_switch(struct sim_config *c, const char *key,
 		c->pmax_ppm = (u32)sim_round(v * 1000000);
 	else if (!strcmp(key, "red_wlog") && v <= 24)
 		c->red_wlog = (u32)sim_round(v);
+	else if (!strcmp(key, "loss") && v <= 1)
+		c->loss_ppm = (u32)sim_round(v * 1000000);
 	else if (!strcmp(key, "pfc_xoff_kb"))
 		c->xoff = sim_round(v * 1000);
 	else if (!strcmp(key, "pfc_xon_kb"))

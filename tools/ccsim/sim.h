@@ -104,6 +104,7 @@ struct sim_config {
 	u64 kmin, kmax; /* bytes */
 	u32 pmax_ppm; /* marking probability at Kmax, 1e-6 */
 	u32 red_wlog; /* RED average: weight 2^-wlog per packet; 0 = instant */
+	u32 loss_ppm; /* random loss at the port, 1e-6 (not congestion) */
 	bool pfc;
 	u64 xoff, xon; /* bytes queued per ingress port */
 	u64 rx_delay; /* ps, switch <-> receiver one way */
@@ -145,6 +146,7 @@ struct sim_port {
 	u64 bytes; /* queued */
 	bool busy; /* a packet is being serialised */
 	u64 qavg; /* RED average queue, bytes << red_wlog */
+	u64 losses; /* random losses (loss_ppm), counted in drops too */
 	u64 idle_since; /* ps: the queue went empty (RED average decay) */
 	u64 marks, drops, pauses, departed;
 };
