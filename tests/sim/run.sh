@@ -4,8 +4,10 @@
 # tests/sim/run.sh - host tests of ccsim (tools/ccsim), run by
 # scripts/check.sh next to the unit tests.  Builds the simulator, runs
 # small scenarios and asserts properties of the DCQCN paper (convergence,
-# fairness, queue between Kmin and Kmax, PFC-only pauses), determinism
-# (two runs byte-identical, another seed differs) and the parser's errors.
+# fairness, queue between Kmin and Kmax, PFC-only pauses and their log),
+# the go-back-N transport on the guest testbed's parameters (window,
+# loss recovery, DCQCN cut/recovery cycles), determinism (two runs
+# byte-identical, another seed differs) and the parser's errors.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -59,7 +61,7 @@ run() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..19"
 make -s -C "$top/tools/ccsim" >"$tmp/build.log" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/build.log"
@@ -165,6 +167,71 @@ awk -F, 'NR > 1 && $2 < 39 { low = 1 } END { exit !low }' \
 	"$tmp/mlx/rate.csv" || r=1
 ok $r "mlx flavour: CNPs reduce the rate below line rate"
 
+# PFC timing: pfc.csv has one row per XOFF (as many as the summary's
+# pauses) and per XON, and each ingress alternates XOFF, XON, XOFF ...
+r=0
+xoffs=$(grep -c ',xoff,' "$tmp/pfc/pfc.csv")
+[ "$xoffs" -eq "$(val "$tmp/pfc/summary.txt" pauses)" ] || r=1
+awk -F, 'NR > 1 {
+		want = ($2 in last && last[$2] == "xoff") ? "xon" : "xoff"
+		if ($3 != want || $1 < t) bad = 1
+		last[$2] = $3; t = $1
+	} END { exit bad }' "$tmp/pfc/pfc.csv" || r=1
+ok $r "pfc.csv: $xoffs XOFF, each ingress alternating XOFF/XON in time order"
+
+# The guest testbed (bench/cc.sh scaled): RC go-back-N, 128 KB windows.
+# One flow without cc: the window, not the buffer, bounds the queue.
+tb=(-D sim.duration_ms=2000 -D sim.measure_start_ms=500)
+run tb1 testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1
+r=0
+check "$tmp/tb1/summary.txt" "queue_max_kb <= 131.1" || r=1
+check "$tmp/tb1/summary.txt" "queue_max_kb >= 100" || r=1
+check "$tmp/tb1/summary.txt" "utilisation >= 0.95" || r=1
+check "$tmp/tb1/summary.txt" "drops <= 0" || r=1
+ok $r "gbn window: one flow keeps <= 128 KB queued, link full, no drop"
+
+# Four 2 MB flows without cc overflow the 400 KB buffer: every byte still
+# arrives once, in order, by NAKs and timeouts (go-back-N).
+run tb4 testbed.ini -D sim.duration_ms=3000 -D sim.measure_start_ms=0 \
+	-D cc.algo=none -D flow.count=4 -D flow.size_kb=2000
+r=0
+check "$tmp/tb4/summary.txt" "drops > 100" || r=1
+check "$tmp/tb4/summary.txt" "naks > 0" || r=1
+check "$tmp/tb4/summary.txt" "retransmitted_kb > 0" || r=1
+for i in 0 1 2 3; do
+	grep -q "delivered_b 2000000 .*fct_us [0-9]" \
+		<<<"$(val "$tmp/tb4/summary.txt" "flow$i")" || r=1
+done
+ok $r "gbn: 4 flows recover $(val "$tmp/tb4/summary.txt" drops) drops; each delivers 2 MB once"
+
+# Random (non-congestion) loss on one window-limited flow: NAKs repair it
+# without a timeout, and the queue never holds more than two windows
+# (the stale copies of one window and its resend).
+run tbl testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1 \
+	-D switch.loss=0.001 -D flow.size_kb=15000
+r=0
+check "$tmp/tbl/summary.txt" "random_losses > 5" || r=1
+check "$tmp/tbl/summary.txt" "naks > 5" || r=1
+check "$tmp/tbl/summary.txt" "timeouts <= 0" || r=1
+check "$tmp/tbl/summary.txt" "queue_max_kb <= 262.2" || r=1
+grep -q "delivered_b 15000000 .*fct_us [0-9]" \
+	<<<"$(val "$tmp/tbl/summary.txt" flow0)" || r=1
+ok $r "gbn: random loss 0.1 % repaired by NAKs, no timeout, <= 2 windows queued"
+
+# DCQCN (bench/cc.sh's knobs) on the testbed, 2 flows: fair, marks and
+# CNPs, and the rate goes through repeated cut/recovery cycles.
+run tbd testbed.ini "${tb[@]}" -D flow.count=2
+r=0
+check "$tmp/tbd/summary.txt" "jain >= 0.95" || r=1
+check "$tmp/tbd/summary.txt" "marks > 1000" || r=1
+check "$tmp/tbd/summary.txt" "cnps > 1000" || r=1
+cycles=$(awk -F, 'NR > 1 {
+		if (!low && $2 < 0.005) { low = 1; n++ }
+		if (low && $2 > 0.05) low = 0
+	} END { print n + 0 }' "$tmp/tbd/rate.csv")
+[ "$cycles" -ge 5 ] || r=1
+ok $r "testbed dcqcn 2 flows: fair, marked, $cycles cut (<5 Mb/s)/recovery (>50) cycles in 2 s"
+
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 san="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 r=0
@@ -178,8 +245,15 @@ if [ $r -eq 0 ]; then
 	grep -E 'runtime error|AddressSanitizer' "$tmp/san.err" && r=1
 	cmp "$tmp/san/summary.txt" "$tmp/inc/summary.txt" || r=1
 	cmp "$tmp/san/flows.csv" "$tmp/inc/flows.csv" || r=1
+	# and the transport: drops, NAKs, timeouts
+	mkdir -p "$tmp/san4"
+	"$top/build/ccsim-san/ccsim" -q -o "$tmp/san4" -D sim.duration_ms=3000 \
+		-D sim.measure_start_ms=0 -D cc.algo=none -D flow.count=4 \
+		-D flow.size_kb=2000 "$sc/testbed.ini" 2>"$tmp/san4.err" || r=1
+	grep -E 'runtime error|AddressSanitizer' "$tmp/san4.err" && r=1
+	cmp "$tmp/san4/summary.txt" "$tmp/tb4/summary.txt" || r=1
 fi
-ok $r "sanitizer build runs incast clean with byte-identical output"
+ok $r "sanitizer build runs incast and gbn clean with byte-identical output"
 
 # The parser: an unknown key is an error naming the line.
 printf '[sim]\nduration_ms = 1\n[switch]\nbogus = 3\n[flow]\n' >"$tmp/bad.ini"
@@ -189,12 +263,17 @@ r=0
 grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 # ... and values that would overflow or shift out of range.
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
-	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2; do
+	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
+	switch.red_wlog=40 switch.loss=1.5; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1
 	fi
 done
+if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
+	echo "# accepted gbn with rto_us=0"
+	r=1
+fi
 ok $r "scenario parser rejects unknown keys (file:line) and bad values"
 
 echo "$npass passed, $nfail failed"

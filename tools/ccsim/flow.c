@@ -9,6 +9,8 @@
  * further limited by the cc rate (pacing), while it is started, not
  * stopped, not finished (size) and not paused by PFC.  A packet reaches
  * the switch one serialisation time plus the link delay after it starts.
+ * With [sim] transport = gbn, rc.c decides which PSN goes next and the
+ * window may hold the sender back (ACKs kick it again).
  */
 #include <stdlib.h>
 
@@ -29,6 +31,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
 /*
  * [cc] keys that override one reaction point parameter, in the knob units
  * of dcqcn.md (Mb/s, us, counts; dce_tcp_g and initial_alpha in 1/1024).
+ * Applied after the flavour's defaults, as writing the sysfs knobs after
+ * `flavour` does.
  */
 int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		     const char *val)
@@ -45,6 +49,12 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 	      !strcmp(key, "initial_alpha_value")) &&
 	     v > SROCE_CC_G_ONE))
 		return -1;
+	if (!strcmp(key, "rpg_max_rate")) {
+		/* as kernel/cc.c: 0 = the device speed, else the lower */
+		if (v && v * SROCE_CC_KBPS_PER_MBPS < p->line_rate)
+			p->line_rate = v * SROCE_CC_KBPS_PER_MBPS;
+		return 0;
+	}
 	if (!strcmp(key, "rpg_min_rate"))
 		p->min_rate = v * SROCE_CC_KBPS_PER_MBPS;
 	else if (!strcmp(key, "rpg_ai_rate"))
@@ -93,12 +103,13 @@ int sim_flows_init(struct sim *s)
 
 		f->cfg = s->cfg.flows[i];
 		sroce_cc_params_default(&f->params, s->cfg.flavour,
-					f->cfg.rate);
+					f->cfg.speed);
 		for (j = 0; j < s->cfg.ncc_ov; j++)
 			if (sim_cc_param_set(&f->params, s->cfg.cc_ov[j].key,
 					     s->cfg.cc_ov[j].val))
 				return -1;
 		s->ops->init(&f->cc, &f->params, 0);
+		sim_rc_init(s, i);
 		sim_evq_push(&s->q, f->cfg.start, SIM_EV_START, i, 0);
 		if (f->cfg.stop)
 			sim_evq_push(&s->q, f->cfg.stop, SIM_EV_STOP, i, 0);
@@ -111,13 +122,21 @@ bool sim_flow_on(const struct sim_flow *f)
 	return f->started && !f->stopped && !f->done;
 }
 
-static void sim_flow_kick(struct sim *s, u32 i)
+/* Has @f a packet to send (data left, and with gbn room in its window)? */
+static bool sim_flow_has_data(const struct sim *s, const struct sim_flow *f)
+{
+	if (s->cfg.gbn)
+		return sim_rc_may_send(s, f);
+	return !f->cfg.size || f->sent < f->cfg.size;
+}
+
+void sim_flow_kick(struct sim *s, u32 i)
 {
 	struct sim_flow *f = &s->flows[i];
 	u64 t = s->now;
 
 	if (f->send_pending || !sim_flow_on(f) || f->paused ||
-	    (f->cfg.size && f->sent >= f->cfg.size))
+	    !sim_flow_has_data(s, f))
 		return;
 	if (f->nic_free > t)
 		t = f->nic_free;
@@ -161,9 +180,17 @@ void sim_flow_send(struct sim *s, u32 i)
 	u64 ns = s->now / SIM_PS_PER_NS;
 	u64 left = f->cfg.size ? f->cfg.size - f->sent : s->cfg.mtu;
 	u32 bytes = left < s->cfg.mtu ? (u32)left : s->cfg.mtu;
+	u32 psn = 0;
 	u64 tx;
 
 	f->send_pending = false;
+	if (s->cfg.gbn) {
+		/* a NAK or timeout may have moved snd_nxt since the kick */
+		if (!sim_rc_may_send(s, f))
+			return;
+		psn = f->snd_nxt;
+		bytes = sim_rc_pkt_bytes(s, f, psn);
+	}
 	if (!sim_flow_on(f) || f->paused || !bytes)
 		return;
 	if (s->ops->on_timer)
@@ -183,8 +210,10 @@ void sim_flow_send(struct sim *s, u32 i)
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
 	f->sent += bytes;
+	if (s->cfg.gbn)
+		sim_rc_sent(s, i, psn, bytes);
 	sim_evq_push(&s->q, s->now + tx + f->cfg.delay, SIM_EV_ARRIVE, i,
-		     bytes);
+		     (u64)psn << 32 | bytes);
 	sim_flow_kick(s, i);
 }
 

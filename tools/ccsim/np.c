@@ -8,23 +8,30 @@
  * it carries CE, the notification point sends a CNP for its flow unless
  * one left less than min_time_between_cnps ago (sroce_cc_np_may_send(),
  * the kernel's throttle).  CNPs travel back uncongested (high priority in
- * real fabrics): rx_delay + the sender's link delay.
+ * real fabrics): rx_delay + the sender's link delay.  With [sim]
+ * transport = gbn, rc.c decides first whether the packet is new data and
+ * answers it with an ACK or a NAK.
  */
 #include "sim.h"
 
-void sim_np_receive(struct sim *s, u32 flow, u32 bytes, bool ce, u64 t)
+void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t)
 {
+	u32 flow = pkt->flow;
 	struct sim_flow *f = &s->flows[flow];
 	u64 at_rx = t + s->cfg.rx_delay;
 	u64 ns = at_rx / SIM_PS_PER_NS;
 
-	f->delivered += bytes;
-	f->interval += bytes;
+	/* with gbn only in-order packets are data for the application */
+	if (!s->cfg.gbn || sim_rc_receive(s, pkt, at_rx)) {
+		f->delivered += pkt->bytes;
+		f->interval += pkt->bytes;
+	}
 	if (f->cfg.size && !f->done && f->delivered >= f->cfg.size) {
 		f->done = true;
 		f->done_at = at_rx;
 	}
-	if (!ce)
+	/* the NP looks at every packet's CE, in order or not */
+	if (!pkt->ce)
 		return;
 	if (!sroce_cc_np_may_send(f->np_last, ns, s->cfg.cnp_gap))
 		return;

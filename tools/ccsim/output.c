@@ -9,6 +9,8 @@
  *   flows.csv  one row per flow and sample: time_us, flow, rate_gbps,
  *              tput_gbps, alpha, and the flow's cumulative marks, cnps
  *              (received), pauses (XOFF received) and paused (0/1)
+ *   pfc.csv    one row per PFC frame the switch sends: time_ns, flow,
+ *              xoff/xon, the bytes of that ingress queued (KB)
  *   summary    key = value lines (stdout and summary.txt): Jain fairness
  *              and utilisation over the measurement window, queue
  *              percentiles, convergence time, per-flow figures
@@ -42,9 +44,11 @@ int sim_out_open(struct sim *s, const char *dir)
 		s->tput_csv = sim_out_file(dir, "tput.csv");
 		s->queue_csv = sim_out_file(dir, "queue.csv");
 		s->flows_csv = sim_out_file(dir, "flows.csv");
+		s->pfc_csv = sim_out_file(dir, "pfc.csv");
 		if (!s->rate_csv || !s->tput_csv || !s->queue_csv ||
-		    !s->flows_csv)
+		    !s->flows_csv || !s->pfc_csv)
 			return -1;
+		fprintf(s->pfc_csv, "time_ns,flow,frame,ingress_kb\n");
 		fprintf(s->flows_csv,
 			"time_us,flow,rate_gbps,tput_gbps,alpha,marks,cnps,pauses,paused\n");
 		fprintf(s->rate_csv, "time_us");
@@ -130,6 +134,15 @@ void sim_out_sample(struct sim *s)
 			(unsigned long long)s->port.drops);
 }
 
+void sim_out_pfc(struct sim *s, u32 flow, bool xoff)
+{
+	if (s->pfc_csv)
+		fprintf(s->pfc_csv, "%llu,%u,%s,%.3f\n",
+			(unsigned long long)(s->now / SIM_PS_PER_NS), flow,
+			xoff ? "xoff" : "xon",
+			(double)s->flows[flow].ingress / 1000.0);
+}
+
 void sim_out_close(struct sim *s)
 {
 	if (s->rate_csv)
@@ -140,7 +153,10 @@ void sim_out_close(struct sim *s)
 		fclose(s->queue_csv);
 	if (s->flows_csv)
 		fclose(s->flows_csv);
+	if (s->pfc_csv)
+		fclose(s->pfc_csv);
 	s->flows_csv = NULL;
+	s->pfc_csv = NULL;
 	s->rate_csv = NULL;
 	s->tput_csv = NULL;
 	s->queue_csv = NULL;
@@ -236,7 +252,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 {
 	const struct sim_config *c = &s->cfg;
 	u64 win = c->measure_end - c->measure_start, last = 0, total = 0;
-	u64 *q, cnps = 0, paused = 0;
+	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0;
 	double x[SIM_MAX_FLOWS];
 	size_t j, nq = 0, in_band = 0;
 	int i, nfair = 0;
@@ -264,7 +280,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 		(unsigned long long)(c->measure_end / SIM_PS_PER_US));
 	for (i = 0; i < s->nflows; i++) {
 		const struct sim_flow *f = &s->flows[i];
-		u64 b = 0;
+		u64 b = 0, fpaused;
 
 		for (j = 0; j < s->ser.n; j++) {
 			u64 t = sim_sample_end(s, j);
@@ -284,17 +300,29 @@ int sim_out_summary(struct sim *s, FILE *fp)
 			last = f->cfg.stop;
 		if (f->done && f->done_at > last)
 			last = f->done_at;
-		cnps += f->cnps_sent;
-		paused += f->paused_time +
+		fpaused = f->paused_time +
 			  (f->paused ? s->now - f->paused_since : 0);
+		cnps += f->cnps_sent;
+		paused += fpaused;
+		retx += f->retx;
+		rtos += f->timeouts;
+		naks += f->naks_rcvd;
 		fprintf(fp,
-			"flow%d = gbps %.3f sent_kb %llu marks %llu cnps %llu pauses %llu drops %llu",
+			"flow%d = gbps %.4f sent_kb %llu marks %llu cnps %llu pauses %llu paused_us %llu drops %llu",
 			i, sim_gbps(b, win),
 			(unsigned long long)(f->sent / 1000),
 			(unsigned long long)f->marks,
 			(unsigned long long)f->cnps_rcvd,
 			(unsigned long long)f->pauses,
+			(unsigned long long)(fpaused / SIM_PS_PER_US),
 			(unsigned long long)f->drops);
+		if (c->gbn)
+			fprintf(fp,
+				" delivered_b %llu retx_kb %llu timeouts %llu naks %llu",
+				(unsigned long long)f->delivered,
+				(unsigned long long)(f->retx / 1000),
+				(unsigned long long)f->timeouts,
+				(unsigned long long)f->naks_rcvd);
 		if (f->done)
 			fprintf(fp, " fct_us %llu",
 				(unsigned long long)((f->done_at -
@@ -320,6 +348,15 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "paused_fraction = %.4f\n",
 		(double)paused / ((double)s->nflows * (double)s->now));
 	fprintf(fp, "drops = %llu\n", (unsigned long long)s->port.drops);
+	if (c->loss_ppm)
+		fprintf(fp, "random_losses = %llu\n",
+			(unsigned long long)s->port.losses);
+	if (c->gbn) {
+		fprintf(fp, "retransmitted_kb = %llu\n",
+			(unsigned long long)(retx / 1000));
+		fprintf(fp, "timeouts = %llu\n", (unsigned long long)rtos);
+		fprintf(fp, "naks = %llu\n", (unsigned long long)naks);
+	}
 	sim_convergence(s, fp, last);
 	fprintf(fp, "events = %llu\n", (unsigned long long)s->events);
 	free(q);

@@ -4,6 +4,9 @@
  * rate, a shared buffer (tail drop when full), RED/ECN marking on enqueue
  * and PFC per ingress port.
  *
+ * Optionally a random loss (loss_ppm) of packets that found room, for
+ * losses that are not congestion.
+ *
  * ECN (RED as in the DCQCN paper, on the instantaneous queue q in bytes):
  *   q <= Kmin: no mark;  Kmin < q <= Kmax: mark with Pmax (q-Kmin)/(Kmax-Kmin);
  *   q > Kmax: mark every packet.
@@ -11,7 +14,8 @@
  * reach xoff the switch sends it an XOFF (it arrives one link delay later),
  * and an XON when they fall to xon.  A pause is one XOFF.  Packets are
  * store-and-forward: the port serialises the head packet, then hands it
- * to the receiver rx_delay later.
+ * to the receiver rx_delay later.  Every XOFF and XON goes to pfc.csv
+ * with the time the switch sent it.
  */
 #include <stdlib.h>
 
@@ -53,6 +57,35 @@ static int sim_port_push(struct sim_port *p, struct sim_pkt pkt)
 	return 0;
 }
 
+/*
+ * The queue RED compares with Kmin/Kmax: the instantaneous backlog, or
+ * with red_wlog the average of Linux's red qdisc (tc's "burst" sets its
+ * Wlog): avg += (backlog - avg) / 2^wlog at each arrival, kept scaled by
+ * 2^wlog as Linux keeps it, and after an idle period decayed as if
+ * mtu-sized packets of an empty queue had arrived in the meantime.
+ */
+static u64 sim_port_red_queue(struct sim *s)
+{
+	struct sim_port *p = &s->port;
+	u32 w = s->cfg.red_wlog;
+
+	if (!w)
+		return p->bytes;
+	if (!p->n && p->qavg) {
+		u64 m = (s->now - p->idle_since) /
+			sim_tx_ps(s->cfg.mtu, s->cfg.port_rate);
+
+		if (m >= 32ULL << w)
+			p->qavg = 0;
+		while (m-- && p->qavg >> w)
+			p->qavg -= p->qavg >> w;
+		if (!(p->qavg >> w))
+			p->qavg = 0;
+	}
+	p->qavg += p->bytes - (p->qavg >> w);
+	return p->qavg >> w;
+}
+
 /* RED: should a packet that finds @q bytes queued be marked? */
 static bool sim_port_mark(struct sim *s, u64 q)
 {
@@ -77,18 +110,26 @@ static void sim_port_start_tx(struct sim *s)
 		     SIM_EV_DEPART, pkt->flow, 0);
 }
 
-void sim_port_arrive(struct sim *s, u32 flow, u32 bytes)
+void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn)
 {
 	struct sim_port *p = &s->port;
 	struct sim_flow *f = &s->flows[flow];
-	struct sim_pkt pkt = { .flow = flow, .bytes = bytes };
+	struct sim_pkt pkt = { .flow = flow, .bytes = bytes, .psn = psn };
+	u64 q = sim_port_red_queue(s);
 
 	if (p->bytes + bytes > s->cfg.buffer) {
 		p->drops++;
 		f->drops++;
 		return;
 	}
-	pkt.ce = sim_port_mark(s, p->bytes);
+	/* a loss that is not congestion (a bad link, a host dropping) */
+	if (s->cfg.loss_ppm && sim_rand(s) % 1000000 < s->cfg.loss_ppm) {
+		p->losses++;
+		p->drops++;
+		f->drops++;
+		return;
+	}
+	pkt.ce = sim_port_mark(s, q);
 	if (pkt.ce) {
 		p->marks++;
 		f->marks++;
@@ -104,6 +145,7 @@ void sim_port_arrive(struct sim *s, u32 flow, u32 bytes)
 		f->xoff = true;
 		p->pauses++;
 		f->pauses++;
+		sim_out_pfc(s, flow, true);
 		sim_evq_push(&s->q, s->now + f->cfg.delay, SIM_EV_PAUSE, flow,
 			     1);
 	}
@@ -125,10 +167,13 @@ void sim_port_depart(struct sim *s)
 	f->ingress -= pkt.bytes;
 	if (f->xoff && f->ingress <= s->cfg.xon) {
 		f->xoff = false;
+		sim_out_pfc(s, pkt.flow, false);
 		sim_evq_push(&s->q, s->now + f->cfg.delay, SIM_EV_PAUSE,
 			     pkt.flow, 0);
 	}
-	sim_np_receive(s, pkt.flow, pkt.bytes, pkt.ce, s->now);
+	sim_np_receive(s, &pkt, s->now);
 	if (p->n)
 		sim_port_start_tx(s);
+	else
+		p->idle_since = s->now;
 }

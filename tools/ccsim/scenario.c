@@ -7,15 +7,18 @@
  * (_ms, _us, _kb (1000 bytes), _gbps, _mbps).  Sections:
  *
  *   [sim]     name, duration_ms, seed, sample_us, mtu, measure_start_ms,
- *             measure_end_ms, conv_window_us, conv_jain
+ *             measure_end_ms, conv_window_us, conv_jain, transport
+ *             (none/gbn), rto_us
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
- *             kmax_kb, pmax, pfc (on/off), pfc_xoff_kb, pfc_xon_kb
+ *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
+ *             pfc_xon_kb
  *   [cc]      algo (none/dcqcn/dctcp), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
  *             size_kb (0 = unlimited), rate_gbps (0 = port rate),
- *             delay_us, count, stagger_us
+ *             speed_gbps (the cc's line rate; 0 = rate_gbps), window_kb
+ *             (gbn; 0 = unlimited), delay_us, count, stagger_us
  *
  * The command line may override any key as section.key=value; a flow.*
  * override applies to every [flow] section.
@@ -49,6 +52,7 @@ void sim_config_default(struct sim_config *c)
 	c->algo = SIM_CC_DCQCN;
 	c->flavour = SROCE_CC_PAPER;
 	c->cnp_gap = 50000;
+	c->rto = 67108864ULL * SIM_PS_PER_NS; /* IBA 4.096 us * 2^14 */
 	c->pace_burst = 250000; /* kernel/cc.c SROCE_CC_BURST_NS */
 }
 
@@ -87,6 +91,10 @@ static int sim_set_flow(struct sim_flow_cfg *f, const char *key, double v)
 		f->size = sim_round(v * 1000);
 	else if (!strcmp(key, "rate_gbps"))
 		f->rate = sim_round(v * 1000000);
+	else if (!strcmp(key, "speed_gbps"))
+		f->speed = sim_round(v * 1000000);
+	else if (!strcmp(key, "window_kb"))
+		f->window = sim_round(v * 1000);
 	else if (!strcmp(key, "delay_us"))
 		f->delay = sim_round(v * SIM_PS_PER_US);
 	else if (!strcmp(key, "count"))
@@ -116,6 +124,8 @@ static int sim_set_sim(struct sim_config *c, const char *key, double v)
 		c->conv_window = sim_round(v * SIM_PS_PER_US);
 	else if (!strcmp(key, "conv_jain"))
 		c->conv_jain_ppm = (u32)sim_round(v * 1000000);
+	else if (!strcmp(key, "rto_us"))
+		c->rto = sim_round(v * SIM_PS_PER_US);
 	else
 		return -1;
 	return 0;
@@ -142,6 +152,10 @@ static int sim_set_switch(struct sim_config *c, const char *key,
 		c->kmax = sim_round(v * 1000);
 	else if (!strcmp(key, "pmax"))
 		c->pmax_ppm = (u32)sim_round(v * 1000000);
+	else if (!strcmp(key, "red_wlog") && v <= 24)
+		c->red_wlog = (u32)sim_round(v);
+	else if (!strcmp(key, "loss") && v <= 1)
+		c->loss_ppm = (u32)sim_round(v * 1000000);
 	else if (!strcmp(key, "pfc_xoff_kb"))
 		c->xoff = sim_round(v * 1000);
 	else if (!strcmp(key, "pfc_xon_kb"))
@@ -209,6 +223,15 @@ static int sim_set(struct sim_config *c, const char *sect,
 			if (strlen(val) >= sizeof(c->name))
 				return -1;
 			strcpy(c->name, val);
+			return 0;
+		}
+		if (!strcmp(key, "transport")) {
+			if (!strcmp(val, "gbn"))
+				c->gbn = true;
+			else if (!strcmp(val, "none"))
+				c->gbn = false;
+			else
+				return -1;
 			return 0;
 		}
 		return sim_num(val, &v) ? -1 : sim_set_sim(c, key, v);
@@ -349,15 +372,17 @@ int sim_config_finish(struct sim_config *c)
 			f->start += k * tmpl[i].stagger;
 			if (!f->rate)
 				f->rate = c->port_rate;
+			if (!f->speed)
+				f->speed = f->rate;
 			n++;
 		}
 	}
 	c->nflows = n;
 	if (!n || !c->duration || !c->sample || c->mtu < 64 || !c->port_rate ||
 	    c->kmax <= c->kmin || c->pmax_ppm > 1000000 || c->xon > c->xoff ||
-	    c->buffer < c->mtu) {
+	    c->buffer < c->mtu || (c->gbn && !c->rto)) {
 		fprintf(stderr,
-			"scenario: need flows, duration, sample, mtu >= 64, rate, kmax > kmin, pmax <= 1, xon <= xoff, buffer >= mtu\n");
+			"scenario: need flows, duration, sample, mtu >= 64, rate, kmax > kmin, pmax <= 1, xon <= xoff, buffer >= mtu, rto with gbn\n");
 		return -1;
 	}
 	if (!c->measure_end || c->measure_end > c->duration)

@@ -13,6 +13,8 @@
  *   port.c      switch egress port: FIFO, RED/ECN marking, PFC per ingress
  *   flow.c      senders: start/stop/size, pacing, the cc core glue
  *   np.c        receiver and notification point (CNP throttle)
+ *   rc.c        reliable transport (optional): PSNs, window, ACK/NAK,
+ *               go-back-N and the retransmit timeout
  *   scenario.c  the scenario file parser (INI-like) and -D overrides
  *   output.c    CSV time series and the summary
  *   main.c      command line, the event loop
@@ -41,6 +43,9 @@ enum sim_ev_kind {
 	SIM_EV_CNP, /* a CNP reaches a sender */
 	SIM_EV_PAUSE, /* a PFC frame reaches a sender (data: 1 XOFF, 0 XON) */
 	SIM_EV_SAMPLE, /* time series sample */
+	SIM_EV_ACK, /* an ACK reaches a sender (data: next expected PSN) */
+	SIM_EV_NAK, /* a sequence NAK reaches a sender (data: expected PSN) */
+	SIM_EV_RTO, /* a sender's retransmit timer may have expired */
 };
 
 struct sim_event {
@@ -71,6 +76,8 @@ struct sim_flow_cfg {
 	u64 stop; /* ps; 0 = until the end */
 	u64 size; /* bytes; 0 = unlimited */
 	u64 rate; /* NIC line rate, kbit/s; 0 = the port rate */
+	u64 speed; /* device speed for the cc (line rate), kbit/s; 0 = rate */
+	u64 window; /* bytes in flight (transport gbn); 0 = unlimited */
 	u64 delay; /* ps, sender <-> switch one way */
 	u32 count; /* this many identical flows ... */
 	u64 stagger; /* ... each starting this many ps after the previous */
@@ -96,9 +103,14 @@ struct sim_config {
 	bool ecn;
 	u64 kmin, kmax; /* bytes */
 	u32 pmax_ppm; /* marking probability at Kmax, 1e-6 */
+	u32 red_wlog; /* RED average: weight 2^-wlog per packet; 0 = instant */
+	u32 loss_ppm; /* random loss at the port, 1e-6 (not congestion) */
 	bool pfc;
 	u64 xoff, xon; /* bytes queued per ingress port */
 	u64 rx_delay; /* ps, switch <-> receiver one way */
+	/* transport */
+	bool gbn; /* reliable: ACK/NAK, go-back-N, retransmit timeout */
+	u64 rto; /* ps: retransmit timeout */
 	/* cc */
 	u32 algo; /* enum sim_algo */
 	u32 flavour; /* enum sroce_cc_flavour */
@@ -124,6 +136,7 @@ int sim_config_finish(struct sim_config *c);
 struct sim_pkt {
 	u32 flow;
 	u32 bytes;
+	u32 psn; /* packet sequence number (packet index in the flow) */
 	u8 ce; /* ECN congestion experienced */
 };
 
@@ -132,6 +145,9 @@ struct sim_port {
 	size_t head, n, cap;
 	u64 bytes; /* queued */
 	bool busy; /* a packet is being serialised */
+	u64 qavg; /* RED average queue, bytes << red_wlog */
+	u64 losses; /* random losses (loss_ppm), counted in drops too */
+	u64 idle_since; /* ps: the queue went empty (RED average decay) */
 	u64 marks, drops, pauses, departed;
 };
 
@@ -152,6 +168,18 @@ struct sim_flow {
 	bool xoff;
 	/* notification point */
 	u64 np_last; /* ns of the last CNP sent, 0 = never */
+	/* transport (gbn): sender side */
+	u32 snd_una; /* oldest unacknowledged PSN */
+	u32 snd_nxt; /* next PSN to send (rewound by go-back-N) */
+	u32 snd_max; /* highest PSN sent + 1: below it a send is a resend */
+	u32 npkts; /* packets in a sized flow; 0 = unlimited */
+	bool rto_pending; /* an SIM_EV_RTO is queued */
+	u64 rto_at; /* ps: the timer expires unless progress moves it */
+	u64 retx, timeouts, naks_rcvd; /* bytes resent, RTO expiries, NAKs */
+	/* transport (gbn): receiver side */
+	u32 rcv_nxt; /* next PSN expected */
+	bool nak_sent; /* a NAK for rcv_nxt is out: drop silently until it */
+	u64 ooo, dups; /* packets discarded: beyond rcv_nxt, below it */
 };
 
 struct sim_series {
@@ -172,7 +200,7 @@ struct sim {
 	u64 now; /* ps */
 	u64 rng; /* splitmix64 state */
 	u64 events;
-	FILE *rate_csv, *tput_csv, *queue_csv, *flows_csv;
+	FILE *rate_csv, *tput_csv, *queue_csv, *flows_csv, *pfc_csv;
 	struct sim_series ser;
 };
 
@@ -195,7 +223,7 @@ static inline u64 sim_tx_ps(u64 bytes, u64 kbps)
 /* ---- port.c ---- */
 int sim_port_init(struct sim *s);
 void sim_port_free(struct sim *s);
-void sim_port_arrive(struct sim *s, u32 flow, u32 bytes);
+void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn);
 void sim_port_depart(struct sim *s);
 
 /* ---- flow.c ---- */
@@ -204,6 +232,7 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		     const char *val);
 int sim_flows_init(struct sim *s);
 void sim_flow_start(struct sim *s, u32 i);
+void sim_flow_kick(struct sim *s, u32 i);
 void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
@@ -212,12 +241,23 @@ bool sim_flow_on(const struct sim_flow *f);
 u64 sim_flow_rate(struct sim *s, u32 i);
 
 /* ---- np.c ---- */
-void sim_np_receive(struct sim *s, u32 flow, u32 bytes, bool ce, u64 t);
+void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t);
+
+/* ---- rc.c ---- */
+void sim_rc_init(struct sim *s, u32 i);
+bool sim_rc_may_send(const struct sim *s, const struct sim_flow *f);
+u32 sim_rc_pkt_bytes(const struct sim *s, const struct sim_flow *f, u32 psn);
+void sim_rc_sent(struct sim *s, u32 i, u32 psn, u32 bytes);
+bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx);
+void sim_rc_ack(struct sim *s, u32 i, u32 psn);
+void sim_rc_nak(struct sim *s, u32 i, u32 psn);
+void sim_rc_timeout(struct sim *s, u32 i);
 
 /* ---- output.c ---- */
 int sim_out_open(struct sim *s, const char *dir);
 void sim_out_sample(struct sim *s);
 void sim_out_close(struct sim *s);
 int sim_out_summary(struct sim *s, FILE *fp);
+void sim_out_pfc(struct sim *s, u32 flow, bool xoff);
 
 #endif /* _CCSIM_SIM_H */

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rc.c - the reliable transport of ccsim ([sim] transport = gbn): what an
+ * RC QP does around the congestion control, reduced to what shapes the
+ * traffic at the bottleneck.
+ *
+ * Sender: packets carry a PSN (their index in the flow); at most
+ * [flow] window_kb bytes are unacknowledged (a verbs application's send
+ * queue depth times its message size: ib_write_bw -t 32 -s 4096 keeps
+ * 128 KB in flight).  An ACK acknowledges every PSN below the one it
+ * carries.  A NAK (sequence error) or an expired retransmit timer makes
+ * the sender go back to the oldest unacknowledged PSN and resend from
+ * there (go-back-N, IBA C9-114/C9-140 style); resent bytes are counted
+ * and are paced and seen by the cc like any others (kernel/cc.c does the
+ * same: it does not know a resend from a first send).
+ *
+ * Receiver: accepts the expected PSN only.  A PSN beyond it (a packet
+ * before it was dropped) is discarded and answered by one NAK per gap;
+ * further out-of-order packets are discarded silently until the expected
+ * PSN arrives.  A duplicate (below it) is discarded and acknowledged
+ * again.  One ACK per packet; ACKs and NAKs travel back uncongested, as
+ * CNPs do (np.c), so the RTT is the links' delays plus the queue.
+ *
+ * The timer: armed on a send when none is pending, pushed back on every
+ * ACK or NAK that moves snd_una; one SIM_EV_RTO event is in the queue at
+ * a time and re-queues itself while progress keeps moving the deadline.
+ */
+#include "sim.h"
+
+void sim_rc_init(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	f->npkts = f->cfg.size ?
+			   (u32)((f->cfg.size + s->cfg.mtu - 1) / s->cfg.mtu) :
+			   0;
+}
+
+/* May @f send its next packet (snd_nxt): data left and room in the window? */
+bool sim_rc_may_send(const struct sim *s, const struct sim_flow *f)
+{
+	u64 inflight;
+
+	if (f->npkts && f->snd_nxt >= f->npkts)
+		return false;
+	if (!f->cfg.window || f->snd_nxt == f->snd_una)
+		return true;
+	inflight = (u64)(f->snd_nxt - f->snd_una) * s->cfg.mtu;
+	return inflight + s->cfg.mtu <= f->cfg.window;
+}
+
+/* Bytes of packet @psn: mtu, less for the tail of a sized flow. */
+u32 sim_rc_pkt_bytes(const struct sim *s, const struct sim_flow *f, u32 psn)
+{
+	u64 off = (u64)psn * s->cfg.mtu;
+
+	if (f->cfg.size && off + s->cfg.mtu > f->cfg.size)
+		return (u32)(f->cfg.size - off);
+	return s->cfg.mtu;
+}
+
+static void sim_rc_arm(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	f->rto_at = s->now + s->cfg.rto;
+	if (f->rto_pending)
+		return;
+	f->rto_pending = true;
+	sim_evq_push(&s->q, f->rto_at, SIM_EV_RTO, i, 0);
+}
+
+void sim_rc_sent(struct sim *s, u32 i, u32 psn, u32 bytes)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	if (psn < f->snd_max)
+		f->retx += bytes;
+	else
+		f->snd_max = psn + 1;
+	f->snd_nxt = psn + 1;
+	if (!f->rto_pending)
+		sim_rc_arm(s, i);
+}
+
+/*
+ * The receiver got @pkt (it left the port; it reaches the receiver at
+ * @at_rx).  true: in order, new data for the application.
+ */
+bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx)
+{
+	struct sim_flow *f = &s->flows[pkt->flow];
+	u64 back = at_rx + s->cfg.rx_delay + f->cfg.delay;
+
+	if (pkt->psn == f->rcv_nxt) {
+		f->rcv_nxt++;
+		f->nak_sent = false;
+		sim_evq_push(&s->q, back, SIM_EV_ACK, pkt->flow, f->rcv_nxt);
+		return true;
+	}
+	if (pkt->psn > f->rcv_nxt) {
+		f->ooo++;
+		if (!f->nak_sent) {
+			f->nak_sent = true;
+			sim_evq_push(&s->q, back, SIM_EV_NAK, pkt->flow,
+				     f->rcv_nxt);
+		}
+		return false;
+	}
+	f->dups++;
+	sim_evq_push(&s->q, back, SIM_EV_ACK, pkt->flow, f->rcv_nxt);
+	return false;
+}
+
+/* Everything below @psn is acknowledged. */
+void sim_rc_ack(struct sim *s, u32 i, u32 psn)
+{
+	struct sim_flow *f = &s->flows[i];
+	u32 bytes;
+
+	if (psn <= f->snd_una)
+		return;
+	bytes = (psn - f->snd_una) * s->cfg.mtu;
+	f->snd_una = psn;
+	/* a go-back-N rewind may have gone below what the receiver has */
+	if (f->snd_nxt < psn)
+		f->snd_nxt = psn;
+	f->rto_at = s->now + s->cfg.rto;
+	if (s->ops->on_ack)
+		s->ops->on_ack(&f->cc, &f->params, s->now / SIM_PS_PER_NS, 0,
+			       bytes);
+	sim_flow_kick(s, i);
+}
+
+/* Sequence error: the receiver expects @psn; resend from there. */
+void sim_rc_nak(struct sim *s, u32 i, u32 psn)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	f->naks_rcvd++;
+	if (psn < f->snd_una)
+		return;
+	f->snd_una = psn;
+	f->snd_nxt = psn;
+	f->rto_at = s->now + s->cfg.rto;
+	sim_flow_kick(s, i);
+}
+
+void sim_rc_timeout(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	f->rto_pending = false;
+	if (f->snd_una >= f->snd_max)
+		return; /* nothing outstanding: the next send arms it */
+	if (s->now < f->rto_at) {
+		f->rto_pending = true;
+		sim_evq_push(&s->q, f->rto_at, SIM_EV_RTO, i, 0);
+		return;
+	}
+	f->timeouts++;
+	f->snd_nxt = f->snd_una;
+	sim_rc_arm(s, i);
+	sim_flow_kick(s, i);
+}
