@@ -281,7 +281,8 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	cc->algo = algo;
 	sroce_cc_params_of(qp, &p);
 	algo->ops->init(&cc->st, &p, ktime_get_ns());
-	cc->active = false;
+	/* An algorithm may pace from the start (`fixed`). */
+	cc->active = cc->st.active;
 }
 
 void sroce_cc_qp_stop(struct sroce_qp *qp)

@@ -118,6 +118,8 @@ struct sroce_cc_ops {
 extern const struct sroce_cc_ops sroce_cc_none_ops;
 extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
 extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
+/* Not in sroce.ko: kernel/cc_example/ builds it into its own module. */
+extern const struct sroce_cc_ops sroce_cc_fixed_ops;
 
 /* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
 void sroce_cc_params_default(struct sroce_cc_params *p,

@@ -16,7 +16,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 29 "sroce congestion control"
+ktap_begin 34 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -128,6 +128,16 @@ if [ -d $tr/events/sroce ]; then
 	echo 1 >$tr/events/sroce/enable && traced=1
 fi
 
+# An algorithm in its own module (kernel/cc_example/): cc_wire.py uses it.
+fixed_ko=$SROCE_TOP/kernel/sroce_cc_fixed.ko
+fixed_load() {
+	insmod "$fixed_ko" &&
+		grep -qw fixed $rp/available_cc_algos &&
+		echo fixed >$rp/cc_algo && expect_knob $rp/cc_algo fixed &&
+		echo dcqcn >$rp/cc_algo
+}
+ktap_check "sroce_cc_fixed.ko registers fixed, selectable" fixed_load
+
 idx=$(gid_index sroce1 10.11.0.1)
 # ip netns exec remounts /sys for ns2: keep init_net's view.
 hwc=/run/sroce-cc-hwc
@@ -140,7 +150,7 @@ out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 21).
+# Relay the child's results as ours (its plan is 24).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;
@@ -149,6 +159,12 @@ while IFS= read -r line; do
 	esac
 done <<<"$out"
 [ $rc -eq 0 ] || diag "cc_wire.py exited $rc" "$(tail -n 5 <<<"$out")"
+
+# cc_wire.py's QPs are gone: nothing holds the module any more.
+fixed_unload() {
+	rmmod sroce_cc_fixed && ! grep -qw fixed $rp/available_cc_algos
+}
+ktap_check "rmmod sroce_cc_fixed once no device or QP uses it" fixed_unload
 
 if [ $traced -eq 1 ]; then
 	echo 0 >$tr/events/sroce/enable

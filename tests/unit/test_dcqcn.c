@@ -438,8 +438,8 @@ static void cc_pace_rerate(struct ktest *t)
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_rerate(9000, 10000, 1000, 1000000),
 			9000);
 	/* A wait of 10 s (beyond 2^32 ns) at 1 Mb/s, then 1 Gb/s: 10 ms. */
-	KTEST_EXPECT_EQ(t, sroce_cc_pace_rerate(10000000000ULL, 0, 1000,
-						 1000000),
+	KTEST_EXPECT_EQ(t,
+			sroce_cc_pace_rerate(10000000000ULL, 0, 1000, 1000000),
 			10000000);
 }
 
@@ -511,8 +511,9 @@ static void cc_pace_wait_bounds(struct ktest *t)
 			1010 * US);
 	/* dcqcn with no timer stage: only edt ends the wait. */
 	KTEST_EXPECT_EQ(t, sroce_cc_dcqcn_ops.next_event(&s, &p), U64_MAX);
-	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(&sroce_cc_dcqcn_ops, &s, &p,
-					       &edt, 10 * US),
+	KTEST_EXPECT_EQ(t,
+			sroce_cc_pace_check(&sroce_cc_dcqcn_ops, &s, &p, &edt,
+					    10 * US),
 			8192000);
 	/* DCTCP: the end of the window (10 us), at least 1 us ahead. */
 	p = mlx();
@@ -525,8 +526,35 @@ static void cc_pace_wait_bounds(struct ktest *t)
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 6 * US),
 			15 * US);
 	/* A next event less than 1 us ahead: the wait is 1 us. */
-	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 14900),
-			15900);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 14900), 15900);
+}
+
+static void cc_fixed(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_fixed_ops;
+	struct sroce_cc_params p = mlx();
+	struct sroce_cc_state s;
+	u64 edt = 0;
+
+	p.line_rate = 100000; /* rpg_max_rate 100 Mb/s */
+	o->init(&s, &p, 0);
+	KTEST_EXPECT_EQ(t, s.rate, 100000);
+	KTEST_EXPECT(t, s.active); /* paced from the first packet */
+	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 10));
+	KTEST_EXPECT_EQ(t, s.rate, 100000);
+	/* 1250 bytes at 100 Mb/s: 100 us, and nothing ends the wait sooner. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);
+	o->on_sent(&s, &p, 0, 1250);
+	edt = sroce_cc_pace_sent(edt, 0, 1250, s.rate, 0);
+	KTEST_EXPECT_EQ(t, edt, 100 * US);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 1 * US),
+			100 * US);
+	/* rpg_max_rate raised to 400 Mb/s: the rest of the wait shrinks. */
+	p.line_rate = 400000;
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 20 * US),
+			40 * US);
+	KTEST_EXPECT_EQ(t, s.rate, 400000);
+	KTEST_EXPECT(t, s.active);
 }
 
 static const struct ktest_case dcqcn_cases[] = {
@@ -548,6 +576,7 @@ static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(cc_pace_rerate),
 	KTEST_CASE(cc_pace_recovers_early),
 	KTEST_CASE(cc_pace_wait_bounds),
+	KTEST_CASE(cc_fixed),
 };
 
 KTEST_SUITE(dcqcn);
