@@ -16,7 +16,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 34 "sroce congestion control"
+ktap_begin 36 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -145,6 +145,12 @@ knobs=/run/sroce-cc-knobs
 mkdir -p "$hwc" "$knobs"
 mount --bind /sys/class/infiniband/sroce1/ports/1/hw_counters "$hwc"
 mount --bind $ecn "$knobs"
+# tcpdump records the CNPs reaching ns2 (UDP payload byte 0 = BTH opcode).
+pcap=/tmp/t-cc-cnp.pcap
+ip netns exec ns2 tcpdump -i v2 -U -w $pcap 'udp dst port 4791 and udp[8] = 0x81' \
+	2>/tmp/t-cc-tcpdump.err &
+dump=$!
+wait_until 10 grep -q listening /tmp/t-cc-tcpdump.err
 out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	SROCE_HWC="$hwc" timeout 300 python3 "$here/cc_wire.py" "$idx" \
 	"$knobs" 2>&1)
@@ -159,6 +165,25 @@ while IFS= read -r line; do
 	esac
 done <<<"$out"
 [ $rc -eq 0 ] || diag "cc_wire.py exited $rc" "$(tail -n 5 <<<"$out")"
+
+sleep 1
+kill $dump
+wait $dump 2>/dev/null
+
+# The capture dissected by tshark (opcode, DestQP, DSCP) and by cc_pcap.py
+# (the same fields and the ICRC, which tshark does not check).
+ts=$(tshark -r $pcap -Y 'infiniband.bth.opcode == 0x81' -T fields \
+	-e infiniband.bth.destqp -e ip.dsfield.dscp 2>/dev/null | tr '\t' ' ')
+py=$(PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 python3 "$here/cc_pcap.py" \
+	$pcap 2>&1)
+# cc_wire.py's peer QP is 0xabc; cnp_dscp 48 (default), then 26.
+ktap_result "tshark: CNPs with opcode 0x81 to DestQP 0xabc, DSCP 48 then 26" \
+	"$(grep -qx '0x000abc 48' <<<"$ts" && grep -qx '0x000abc 26' <<<"$ts"; echo $?)" \
+	"$(tcpdump -r $pcap -c 5 -nv 2>&1; echo "tshark:"; echo "$ts" | head -n 20)"
+ktap_result "tcpdump capture: every CNP has a valid ICRC (tshark agrees)" \
+	"$([ -n "$py" ] && ! grep -qv ' ok$' <<<"$py" &&
+		[ "$(sed 's/ ok$//' <<<"$py")" = "$ts" ]; echo $?)" \
+	"$(echo "cc_pcap.py:"; echo "$py" | head -n 20)"
 
 # cc_wire.py's QPs are gone: nothing holds the module any more.
 fixed_unload() {
