@@ -286,6 +286,11 @@ echo "algo,flavour,senders,goodput_mbps,sum_mbps,jain,utilisation,wire_utilisati
 {
 	echo "# sroce congestion control, incast through a ${rate} Mbit/s RED/ECN bottleneck (${secs} s per run)"
 	echo
+	echo "$(date -u '+%F %H:%M') UTC; guest load $(cut -d" " -f1-3 /proc/loadavg); MTU $mtu;" \
+		"qdisc $qdisc, htb burst $htb_burst, RED min $red_min max $red_max limit $red_limit" \
+		"p $red_prob; ib_write_bw 4 KB x $txd in flight, -u $tmo_exp;" \
+		"knobs: ${SROCE_CC_DEFAULTS:+flavour defaults }${SROCE_CC_KNOBS:-bench scaling}"
+	echo
 	echo "| CC | flavour | senders | goodput Mb/s per flow | sum | Jain | util | wire util | sent Mb/s per flow | RED marked | RED dropped | np_ecn_marked | np_cnp_sent | rp_cnp_handled | ACK timeouts |"
 	echo "|---|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 } >"$md"
