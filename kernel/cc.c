@@ -6,7 +6,11 @@
  * Pacing is by earliest departure time (sroce_cc_pace_sent()): after each
  * data packet the QP's departure time advances by its size at the current
  * rate; a packet whose time has not come waits for the pacing hrtimer,
- * which runs the requester and the responder's READ work again.  Only a QP
+ * which runs the requester and the responder's READ work again.  The timer
+ * fires at the departure time or at the algorithm's next rate increase,
+ * whichever is first, and a rise shortens the wait in proportion
+ * (sroce_cc_pace_check()): a QP cut to rpg_min_rate does not sit out the
+ * slow departure time of its last packet once its rate recovers.  Only a QP
  * whose algorithm is active (it has seen a CNP and is below line rate) is
  * paced; for the others sroce_cc_may_send() is one branch.
  */
@@ -278,7 +282,8 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	cc->algo = algo;
 	sroce_cc_params_of(qp, &p);
 	algo->ops->init(&cc->st, &p, ktime_get_ns());
-	cc->active = false;
+	/* An algorithm may pace from the start (`fixed`). */
+	cc->active = cc->st.active;
 }
 
 void sroce_cc_qp_stop(struct sroce_qp *qp)
@@ -300,29 +305,27 @@ void sroce_cc_qp_cleanup(struct sroce_qp *qp)
 bool sroce_cc_pace_slow(struct sroce_qp *qp)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
-	const struct sroce_cc_ops *ops = cc->algo->ops;
+	struct hrtimer *t = &cc->pace_timer;
 	struct sroce_cc_params p;
 	unsigned long flags;
-	bool ok = true;
-	u64 now;
+	u64 now, old, wake;
 
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
 	now = ktime_get_ns();
-	if (ops->on_timer) {
-		u64 old = cc->st.rate;
-
-		ops->on_timer(&cc->st, &p, now);
-		sroce_cc_after(qp, old);
-	}
-	if (cc->st.active && !sroce_cc_pace_ok(cc->edt, now)) {
-		ok = false;
-		if (!cc->stopped && !hrtimer_is_queued(&cc->pace_timer))
-			hrtimer_start(&cc->pace_timer, ns_to_ktime(cc->edt),
-				      HRTIMER_MODE_ABS_SOFT);
-	}
+	old = cc->st.rate;
+	/*
+	 * Not before the departure time, but no later than the algorithm's
+	 * next rate increase: a rise shortens the wait (pace_check()).
+	 */
+	wake = sroce_cc_pace_check(cc->algo->ops, &cc->st, &p, &cc->edt, now);
+	sroce_cc_after(qp, old);
+	if (wake && !cc->stopped &&
+	    (!hrtimer_is_queued(t) ||
+	     ktime_to_ns(hrtimer_get_expires(t)) > wake))
+		hrtimer_start(t, ns_to_ktime(wake), HRTIMER_MODE_ABS_SOFT);
 	spin_unlock_irqrestore(&cc->lock, flags);
-	return ok;
+	return !wake;
 }
 
 void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)

@@ -106,6 +106,45 @@ u64 sroce_cc_cut(const struct sroce_cc_params *p, u64 rate, u32 alpha)
 	return rate;
 }
 
+/* ---- pacing ---- */
+
+u64 sroce_cc_pace_rerate(u64 edt, u64 now, u64 old_rate, u64 new_rate)
+{
+	u64 wait;
+
+	if (edt <= now || new_rate <= old_rate)
+		return edt;
+	wait = edt - now;
+	/* wait * old_rate is about bytes * 8e6: no overflow below 4 s. */
+	if (wait <= U32_MAX)
+		wait = wait * old_rate / new_rate;
+	else
+		wait = wait / new_rate * old_rate;
+	return now + wait;
+}
+
+u64 sroce_cc_pace_check(const struct sroce_cc_ops *ops,
+			struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 *edt, u64 now)
+{
+	u64 old = s->rate, next;
+
+	if (ops->on_timer)
+		ops->on_timer(s, p, now);
+	if (!s->active)
+		return 0;
+	*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
+	if (sroce_cc_pace_ok(*edt, now))
+		return 0;
+	if (ops->next_event)
+		next = ops->next_event(s, p);
+	else
+		next = now + SROCE_CC_PACE_MAX_WAIT_NS;
+	if (next < now + SROCE_CC_PACE_MIN_WAIT_NS)
+		next = now + SROCE_CC_PACE_MIN_WAIT_NS;
+	return next < *edt ? next : *edt;
+}
+
 /* ---- none: always line rate ---- */
 
 static void sroce_cc_none_init(struct sroce_cc_state *s,

@@ -106,11 +106,20 @@ struct sroce_cc_ops {
 			 const struct sroce_cc_params *p, u64 now);
 	/* Alpha (Q20) for tracing and debugging; NULL if the algorithm has none. */
 	u32 (*alpha)(const struct sroce_cc_state *s);
+	/*
+	 * When (ns) on_timer may next raise the rate of an active state
+	 * brought up to date, U64_MAX if never.  A QP waiting to be paced
+	 * looks again then.  NULL: within SROCE_CC_PACE_MAX_WAIT_NS.
+	 */
+	u64 (*next_event)(const struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p);
 };
 
 extern const struct sroce_cc_ops sroce_cc_none_ops;
 extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
 extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
+/* Not in sroce.ko: kernel/cc_example/ builds it into its own module. */
+extern const struct sroce_cc_ops sroce_cc_fixed_ops;
 
 /* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
 void sroce_cc_params_default(struct sroce_cc_params *p,
@@ -165,5 +174,34 @@ static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 {
 	return edt <= now;
 }
+
+/*
+ * Longest and shortest pacing wait between two looks at the algorithm:
+ * the longest for an algorithm without next_event, the shortest so that a
+ * next event already due cannot spin the pacing timer.
+ */
+#define SROCE_CC_PACE_MAX_WAIT_NS (1000 * SROCE_CC_NS_PER_US)
+#define SROCE_CC_PACE_MIN_WAIT_NS (1 * SROCE_CC_NS_PER_US)
+
+/*
+ * The departure time @edt, set when the last packet left at @old_rate,
+ * after the rate rose to @new_rate at @now: the wait left shrinks to what
+ * the rest of that packet takes at the new rate.  A cut leaves it alone
+ * (it applies from the next packet on).
+ */
+u64 sroce_cc_pace_rerate(u64 edt, u64 now, u64 old_rate, u64 new_rate);
+
+/*
+ * The pacing check before a data packet, as kernel/cc.c does it: brings
+ * the algorithm's timers up to @now (on_timer), rescales *@edt if that
+ * raised the rate, and returns 0 when a packet may leave now (the state
+ * is inactive or *@edt has come), otherwise when to check again: *@edt or
+ * the algorithm's next rate increase event, whichever comes first.  So a
+ * QP that waits after a packet sent at rpg_min_rate sends again as soon
+ * as its rate has recovered, not when the slow packet's time is up.
+ */
+u64 sroce_cc_pace_check(const struct sroce_cc_ops *ops,
+			struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 *edt, u64 now);
 
 #endif /* _SROCE_PROTO_CC_H */

@@ -266,6 +266,17 @@ static void sroce_dcqcn_timer(struct sroce_cc_state *s,
 	sroce_dcqcn_sync(s, p, now);
 }
 
+/* The next timer stage (a deferred cut only lowers the rate). */
+static u64 sroce_dcqcn_next(const struct sroce_cc_state *s,
+			    const struct sroce_cc_params *p)
+{
+	const struct sroce_dcqcn *d = (const struct sroce_dcqcn *)s->priv;
+
+	if (!s->active || !p->time_reset_us)
+		return U64_MAX;
+	return d->inc_ts + (u64)p->time_reset_us * SROCE_CC_NS_PER_US;
+}
+
 static u32 sroce_dcqcn_alpha(const struct sroce_cc_state *s)
 {
 	return sroce_dcqcn((struct sroce_cc_state *)s)->alpha;
@@ -278,4 +289,5 @@ const struct sroce_cc_ops sroce_cc_dcqcn_ops = {
 	.on_sent = sroce_dcqcn_sent,
 	.on_timer = sroce_dcqcn_timer,
 	.alpha = sroce_dcqcn_alpha,
+	.next_event = sroce_dcqcn_next,
 };

@@ -110,6 +110,17 @@ static void sroce_dctcp_timer(struct sroce_cc_state *s,
 	sroce_dctcp_sync(s, p, now);
 }
 
+/* The end of the current window: a cut or a step. */
+static u64 sroce_dctcp_next(const struct sroce_cc_state *s,
+			    const struct sroce_cc_params *p)
+{
+	const struct sroce_dctcp *d = (const struct sroce_dctcp *)s->priv;
+	u64 win = (u64)(p->alpha_period_us ? p->alpha_period_us : 1) *
+		  SROCE_CC_NS_PER_US;
+
+	return s->active ? d->win_ts + win : U64_MAX;
+}
+
 static u32 sroce_dctcp_alpha(const struct sroce_cc_state *s)
 {
 	return sroce_dctcp((struct sroce_cc_state *)s)->alpha;
@@ -122,4 +133,5 @@ const struct sroce_cc_ops sroce_cc_dctcp_ops = {
 	.on_sent = sroce_dctcp_sent,
 	.on_timer = sroce_dctcp_timer,
 	.alpha = sroce_dctcp_alpha,
+	.next_event = sroce_dctcp_next,
 };

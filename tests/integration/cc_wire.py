@@ -160,7 +160,8 @@ def test_rp(rig):
 
     knob('roce_rp/flavour', 'mlx')
     knob('roce_rp/rate_to_set_on_first_cnp', 5)  # Mb/s
-    knob('roce_rp/rpg_time_reset', 1000000)  # no increase during the test
+    # No timer stage (0 = off): no increase however slow the guest is.
+    knob('roce_rp/rpg_time_reset', 0)
     knob('roce_rp/rpg_byte_reset', 0)
     # alpha stays at initial_alpha_value (no alpha period ends): every cut
     # of the flood below halves the rate, down to the floor.
@@ -239,11 +240,44 @@ def test_requester_pacing(rig):
           (n, ok, n2, ok2, span2))
 
 
+def test_fixed(rig):
+    """`fixed` from sroce_cc_fixed.ko (t-cc.sh loads it): paced at
+    rpg_max_rate from the first packet, CNPs ignored, module pinned."""
+    if 'fixed' not in knob('roce_rp/available_cc_algos').split():
+        for name in ('fixed: RDMA WRITE paced at rpg_max_rate 5 Mb/s',
+                     'fixed: a CNP is ignored (rp_cnp_ignored +1)',
+                     'fixed: rmmod refused while a QP uses it'):
+            check(name, False, 'no fixed in available_cc_algos')
+        return
+    knob('roce_rp/cc_algo', 'fixed')
+    knob('roce_rp/rpg_max_rate', 5)
+    qp = rig.rc_qp()
+    knob('roce_rp/cc_algo', 'dcqcn')  # the QP keeps its algorithm
+    n, span, ok = write_span(rig, qp)
+    knob('roce_rp/rpg_max_rate', 0)
+    print('# 8 KB WRITE with fixed at 5 Mb/s: %.1f ms' % (span * 1e3))
+    # As in test_requester_pacing: 7 gaps of ~1040 bytes = 11.6 ms, less
+    # 0.25 ms of credit.
+    check('fixed: RDMA WRITE paced at rpg_max_rate 5 Mb/s',
+          n == 8 and ok and span >= 0.010, (n, ok, span))
+    ign = counter('rp_cnp_ignored')
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    check('fixed: a CNP is ignored (rp_cnp_ignored +1)',
+          counter('rp_cnp_ignored') - ign == 1)
+    r = subprocess.run(['rmmod', 'sroce_cc_fixed'], capture_output=True,
+                       text=True)
+    check('fixed: rmmod refused while a QP uses it',
+          r.returncode != 0 and
+          'fixed' in knob('roce_rp/available_cc_algos').split(),
+          (r.returncode, r.stderr))
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..21')
+    print('1..24')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -252,6 +286,7 @@ def main():
     test_np(rig, qp, ud)
     test_rp(rig)
     test_requester_pacing(rig)
+    test_fixed(rig)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))

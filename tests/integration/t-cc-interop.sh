@@ -48,12 +48,15 @@ grxe=$(gid_index rxe0 10.12.0.1)
 gsro=$(gid_index sroce3 10.12.0.2)
 
 # red_bottleneck NS DEV: 20 Mbit/s htb with RED in ECN mode on DEV's egress.
+# A 64 KB htb burst: with tc's default (one MTU) htb sends one packet per
+# watchdog timer, and a TCG guest on a loaded host fires timers tens of ms
+# late, which made 4 MB take over 120 s (Documentation/cc.rst, Benchmark).
 red_bottleneck() {
 	local pre=()
 	[ "$1" != - ] && pre=(ip netns exec "$1")
 	"${pre[@]}" tc qdisc add dev "$2" root handle 1: htb default 10 &&
 		"${pre[@]}" tc class add dev "$2" parent 1: classid 1:10 htb \
-			rate 20mbit ceil 20mbit &&
+			rate 20mbit ceil 20mbit burst 64k cburst 64k &&
 		"${pre[@]}" tc qdisc add dev "$2" parent 1:10 handle 10: red \
 			limit 1000000 min 6000 max 18000 avpkt 1100 burst 8 \
 			probability 0.5 bandwidth 20mbit ecn

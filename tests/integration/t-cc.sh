@@ -16,7 +16,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 29 "sroce congestion control"
+ktap_begin 36 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -128,6 +128,16 @@ if [ -d $tr/events/sroce ]; then
 	echo 1 >$tr/events/sroce/enable && traced=1
 fi
 
+# An algorithm in its own module (kernel/cc_example/): cc_wire.py uses it.
+fixed_ko=$SROCE_TOP/kernel/sroce_cc_fixed.ko
+fixed_load() {
+	insmod "$fixed_ko" &&
+		grep -qw fixed $rp/available_cc_algos &&
+		echo fixed >$rp/cc_algo && expect_knob $rp/cc_algo fixed &&
+		echo dcqcn >$rp/cc_algo
+}
+ktap_check "sroce_cc_fixed.ko registers fixed, selectable" fixed_load
+
 idx=$(gid_index sroce1 10.11.0.1)
 # cc_wire.py counts packets on the wire: no batches (tx_batch), which
 # AF_PACKET on the veth would see as one GSO skb.
@@ -138,12 +148,18 @@ knobs=/run/sroce-cc-knobs
 mkdir -p "$hwc" "$knobs"
 mount --bind /sys/class/infiniband/sroce1/ports/1/hw_counters "$hwc"
 mount --bind $ecn "$knobs"
+# tcpdump records the CNPs reaching ns2 (UDP payload byte 0 = BTH opcode).
+pcap=/tmp/t-cc-cnp.pcap
+ip netns exec ns2 tcpdump -i v2 -U -w $pcap 'udp dst port 4791 and udp[8] = 0x81' \
+	2>/tmp/t-cc-tcpdump.err &
+dump=$!
+wait_until 10 grep -q listening /tmp/t-cc-tcpdump.err
 out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	SROCE_HWC="$hwc" timeout 300 python3 "$here/cc_wire.py" "$idx" \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 21).
+# Relay the child's results as ours (its plan is 24).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;
@@ -152,6 +168,31 @@ while IFS= read -r line; do
 	esac
 done <<<"$out"
 [ $rc -eq 0 ] || diag "cc_wire.py exited $rc" "$(tail -n 5 <<<"$out")"
+
+sleep 1
+kill $dump
+wait $dump 2>/dev/null
+
+# The capture dissected by tshark (opcode, DestQP, DSCP) and by cc_pcap.py
+# (the same fields and the ICRC, which tshark does not check).
+ts=$(tshark -r $pcap -Y 'infiniband.bth.opcode == 0x81' -T fields \
+	-e infiniband.bth.destqp -e ip.dsfield.dscp 2>/dev/null | tr '\t' ' ')
+py=$(PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 python3 "$here/cc_pcap.py" \
+	$pcap 2>&1)
+# cc_wire.py's peer QP is 0xabc; cnp_dscp 48 (default), then 26.
+ktap_result "tshark: CNPs with opcode 0x81 to DestQP 0xabc, DSCP 48 then 26" \
+	"$(grep -qx '0x000abc 48' <<<"$ts" && grep -qx '0x000abc 26' <<<"$ts"; echo $?)" \
+	"$(tcpdump -r $pcap -c 5 -nv 2>&1; echo "tshark:"; echo "$ts" | head -n 20)"
+ktap_result "tcpdump capture: every CNP has a valid ICRC (tshark agrees)" \
+	"$([ -n "$py" ] && ! grep -qv ' ok$' <<<"$py" &&
+		[ "$(sed 's/ ok$//' <<<"$py")" = "$ts" ]; echo $?)" \
+	"$(echo "cc_pcap.py:"; echo "$py" | head -n 20)"
+
+# cc_wire.py's QPs are gone: nothing holds the module any more.
+fixed_unload() {
+	rmmod sroce_cc_fixed && ! grep -qw fixed $rp/available_cc_algos
+}
+ktap_check "rmmod sroce_cc_fixed once no device or QP uses it" fixed_unload
 
 if [ $traced -eq 1 ]; then
 	echo 0 >$tr/events/sroce/enable

@@ -427,6 +427,136 @@ static void cc_pacing(struct ktest *t)
 	KTEST_EXPECT(t, sroce_cc_np_may_send(1000, 1001, 0));
 }
 
+static void cc_pace_rerate(struct ktest *t)
+{
+	/* 6 us left at 1 Gb/s; at 3 Gb/s the rest of the packet takes 2 us. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_rerate(16000, 10000, 1000000, 3000000),
+			12000);
+	/* A cut applies from the next packet on; a past edt stays. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_rerate(16000, 10000, 1000000, 500000),
+			16000);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_rerate(9000, 10000, 1000, 1000000),
+			9000);
+	/* A wait of 10 s (beyond 2^32 ns) at 1 Mb/s, then 1 Gb/s: 10 ms. */
+	KTEST_EXPECT_EQ(t,
+			sroce_cc_pace_rerate(10000000000ULL, 0, 1000, 1000000),
+			10000000);
+}
+
+/*
+ * A cut to rpg_min_rate (1 Mb/s) and a 1 KB packet: the departure time
+ * is 8.192 ms away.  The rate recovers at the first timer stage (300 us,
+ * fast recovery to (Rt + Rc) / 2), and the QP must send again then, not
+ * 8 ms later (the bug ccsim exposed).
+ */
+static void cc_pace_recovers_early(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_dcqcn_ops;
+	struct sroce_cc_params p = mlx();
+	struct sroce_cc_state s;
+	u64 edt = 0;
+
+	p.min_dec_fac = 0;
+	p.gd = 10; /* cut by alpha = 1: to the floor */
+	p.initial_alpha = 1024;
+	o->init(&s, &p, 0);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);
+	o->on_cnp(&s, &p, 0);
+	KTEST_EXPECT_EQ(t, s.rate, 1000);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);
+	o->on_sent(&s, &p, 0, 1024);
+	edt = sroce_cc_pace_sent(edt, 0, 1024, s.rate, 250 * US);
+	KTEST_EXPECT_EQ(t, edt, 8192000);
+	/* Waiting: look again at the next timer stage, not at edt. */
+	KTEST_EXPECT_EQ(t, o->next_event(&s, &p), 300 * US);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 1 * US),
+			300 * US);
+	KTEST_EXPECT_EQ(t, edt, 8192000);
+	/* 300 us: Rc = (10 G + 1 M) / 2; 7.892 ms at 1 Mb/s -> 1578 ns. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 300 * US),
+			301578);
+	KTEST_EXPECT_EQ(t, s.rate, 5000500);
+	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_FAST_RECOVERY);
+	KTEST_EXPECT_EQ(t, edt, 301578);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 301577),
+			301578);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 301578), 0);
+	/* A CNP (a cut) while waiting leaves the departure time alone. */
+	edt = sroce_cc_pace_sent(edt, 301578, 1024, s.rate, 250 * US);
+	KTEST_EXPECT_EQ(t, edt, 301578 + 1638);
+	o->on_cnp(&s, &p, 302000);
+	KTEST_EXPECT(t, s.rate < 5000500);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 302100),
+			301578 + 1638);
+}
+
+static void cc_pace_wait_bounds(struct ktest *t)
+{
+	struct sroce_cc_ops o = sroce_cc_dcqcn_ops;
+	const struct sroce_cc_ops *d = &sroce_cc_dctcp_ops;
+	struct sroce_cc_params p = mlx();
+	struct sroce_cc_state s;
+	u64 edt;
+
+	/* Without next_event: look again within 1 ms. */
+	o.next_event = NULL;
+	p.min_dec_fac = 0;
+	p.gd = 10;
+	p.initial_alpha = 1024;
+	p.time_reset_us = 0; /* no timer stage */
+	o.init(&s, &p, 0);
+	o.on_cnp(&s, &p, 0);
+	edt = 8192000;
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(&o, &s, &p, &edt, 10 * US),
+			1010 * US);
+	/* dcqcn with no timer stage: only edt ends the wait. */
+	KTEST_EXPECT_EQ(t, sroce_cc_dcqcn_ops.next_event(&s, &p), U64_MAX);
+	KTEST_EXPECT_EQ(t,
+			sroce_cc_pace_check(&sroce_cc_dcqcn_ops, &s, &p, &edt,
+					    10 * US),
+			8192000);
+	/* DCTCP: the end of the window (10 us), at least 1 us ahead. */
+	p = mlx();
+	p.alpha_period_us = 10;
+	d->init(&s, &p, 0);
+	KTEST_EXPECT_EQ(t, d->next_event(&s, &p), U64_MAX);
+	d->on_cnp(&s, &p, 5 * US);
+	KTEST_EXPECT_EQ(t, d->next_event(&s, &p), 15 * US);
+	edt = 100 * US;
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 6 * US),
+			15 * US);
+	/* A next event less than 1 us ahead: the wait is 1 us. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 14900), 15900);
+}
+
+static void cc_fixed(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_fixed_ops;
+	struct sroce_cc_params p = mlx();
+	struct sroce_cc_state s;
+	u64 edt = 0;
+
+	p.line_rate = 100000; /* rpg_max_rate 100 Mb/s */
+	o->init(&s, &p, 0);
+	KTEST_EXPECT_EQ(t, s.rate, 100000);
+	KTEST_EXPECT(t, s.active); /* paced from the first packet */
+	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 10));
+	KTEST_EXPECT_EQ(t, s.rate, 100000);
+	/* 1250 bytes at 100 Mb/s: 100 us, and nothing ends the wait sooner. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);
+	o->on_sent(&s, &p, 0, 1250);
+	edt = sroce_cc_pace_sent(edt, 0, 1250, s.rate, 0);
+	KTEST_EXPECT_EQ(t, edt, 100 * US);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 1 * US),
+			100 * US);
+	/* rpg_max_rate raised to 400 Mb/s: the rest of the wait shrinks. */
+	p.line_rate = 400000;
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 20 * US),
+			40 * US);
+	KTEST_EXPECT_EQ(t, s.rate, 400000);
+	KTEST_EXPECT(t, s.active);
+}
+
 static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(cc_defaults),
 	KTEST_CASE(cc_alpha_equations),
@@ -443,6 +573,10 @@ static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(dctcp_sequence),
 	KTEST_CASE(cc_none),
 	KTEST_CASE(cc_pacing),
+	KTEST_CASE(cc_pace_rerate),
+	KTEST_CASE(cc_pace_recovers_early),
+	KTEST_CASE(cc_pace_wait_bounds),
+	KTEST_CASE(cc_fixed),
 };
 
 KTEST_SUITE(dcqcn);
