@@ -65,6 +65,8 @@ static u32 sroce_ecn_cnp_dest(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
 		*av = qp->av;
+		/* The cached routes are for the data DSCP, not the CNP's. */
+		av->dst_cache = NULL;
 		return READ_ONCE(qp->req.dest_qpn);
 	}
 	if (!sroce_opcode_has(cb->info, SROCE_EXT_DETH))

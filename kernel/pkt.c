@@ -252,10 +252,15 @@ static int sroce_pkt_xmit4(struct sroce_dev *sdev, const struct sroce_av *av,
 	fl.flowi4_tos = RT_TOS(tos);
 	fl.daddr = av->daddr.v4;
 	fl.saddr = av->saddr.v4;
-	rt = ip_route_output_key(net, &fl);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
+	rt = av->dst_cache ? dst_cache_get_ip4(av->dst_cache, &fl.saddr) : NULL;
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		if (av->dst_cache)
+			dst_cache_set_ip4(av->dst_cache, &rt->dst, fl.saddr);
 	}
 
 	iph = skb_push(skb, sizeof(*iph));
@@ -307,10 +312,16 @@ static int sroce_pkt_xmit6(struct sroce_dev *sdev, const struct sroce_av *av,
 	fl.flowi6_proto = IPPROTO_UDP;
 	fl.daddr = av->daddr.v6;
 	fl.saddr = av->saddr.v6;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl, NULL);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	dst = av->dst_cache ? dst_cache_get_ip6(av->dst_cache, &fl.saddr) :
+			      NULL;
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (av->dst_cache)
+			dst_cache_set_ip6(av->dst_cache, dst, &fl.saddr);
 	}
 
 	ip6h = skb_push(skb, sizeof(*ip6h));

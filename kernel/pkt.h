@@ -14,6 +14,7 @@
 #include <linux/if_ether.h>
 #include <linux/in6.h>
 #include <linux/skbuff.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
@@ -36,6 +37,11 @@ struct sroce_av {
 		__be32 v4;
 		struct in6_addr v6;
 	} saddr, daddr;
+	/*
+	 * Routes of this path, per CPU (a connected QP's req.dst_cache), or
+	 * NULL: every packet looks its route up.  Reset when the path changes.
+	 */
+	struct dst_cache *dst_cache;
 };
 
 /*

@@ -72,10 +72,16 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->shadow = kvcalloc(nslots, req->swqe_size, GFP_KERNEL);
 	if (!req->shadow)
 		return -ENOMEM;
+	if (dst_cache_init(&req->dst_cache, GFP_KERNEL)) {
+		kvfree(req->shadow);
+		req->shadow = NULL;
+		return -ENOMEM;
+	}
 	if (!qp->user &&
 	    (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI)) {
 		req->kah = kvcalloc(nslots, sizeof(*req->kah), GFP_KERNEL);
 		if (!req->kah) {
+			dst_cache_destroy(&req->dst_cache);
 			kvfree(req->shadow);
 			req->shadow = NULL;
 			return -ENOMEM;
@@ -90,6 +96,7 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 {
 	/* Responses left by the last holder of a stopped QP. */
 	skb_queue_purge(&qp->req.backlog);
+	dst_cache_destroy(&qp->req.dst_cache);
 	kvfree(qp->req.kah);
 	kvfree(qp->req.shadow);
 	qp->req.kah = NULL;
@@ -155,9 +162,13 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		req->psn = a->sq_psn;
 		req->una_psn = a->sq_psn;
 	}
-	if (mask & IB_QP_AV &&
-	    sroce_av_from_attr(qp->sdev, &qp->av, &a->ah_attr))
-		memset(&qp->av, 0, sizeof(qp->av));
+	if (mask & IB_QP_AV) {
+		if (sroce_av_from_attr(qp->sdev, &qp->av, &a->ah_attr))
+			memset(&qp->av, 0, sizeof(qp->av));
+		else
+			qp->av.dst_cache = &req->dst_cache;
+		dst_cache_reset(&req->dst_cache);
+	}
 	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
 		req->retries_left = req->retry_cnt;
 		req->rnr_left = req->rnr_retry;

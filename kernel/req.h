@@ -132,6 +132,12 @@ struct sroce_req {
 	/* The same for handing over from work (sroce_task_schedule_on()). */
 	struct work_struct work_alt;
 
+	/*
+	 * Routes for qp->av (pkt.c), per CPU; reset by modify_qp(IB_QP_AV).
+	 * Used with BH disabled, by the requester and the responder.
+	 */
+	struct dst_cache dst_cache;
+
 	/* Shadow of the SQ ring: nslots entries of swqe_size bytes. */
 	void *shadow;
 	u32 swqe_size;
