@@ -103,6 +103,22 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 		sroce_req_unlock(qp);
 		return;
 	}
+	/*
+	 * Responses that arrived and wait for this QP's receive consumer
+	 * (a busy CPU, a slow guest) may acknowledge everything: give them
+	 * one more period, once per oldest unacknowledged PSN, rather than
+	 * go back N on a spurious timeout.
+	 */
+	if ((!skb_queue_empty_lockless(&req->backlog) ||
+	     skb_queue_len_lockless(&qp->rxq.skbs)) &&
+	    !(req->timer_deferred && req->timer_defer_psn == req->una_psn)) {
+		req->timer_deferred = true;
+		req->timer_defer_psn = req->una_psn;
+		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_TIMEOUT_DEFERRED);
+		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+		sroce_comp_unlock(qp);
+		return;
+	}
 	sroce_counter_inc(qp->sdev, SROCE_CNT_LOCAL_ACK_TIMEOUT_ERR);
 	if (!req->retries_left) {
 		sroce_req_fatal(qp, req->done, IB_WC_RETRY_EXC_ERR);

@@ -68,6 +68,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RX_STEERED] = { .name = "rx_steered_pkts" },
 	[SROCE_CNT_RX_DROP_BACKLOG] = { .name = "rx_drop_backlog" },
 	[SROCE_CNT_TX_BATCHES] = { .name = "tx_batches" },
+	[SROCE_CNT_REQ_TIMEOUT_DEFERRED] = { .name = "req_timeout_deferred" },
 	[SROCE_CNT_FR_REG] = { .name = "fast_reg_mr" },
 	[SROCE_CNT_FR_LOCAL_INV] = { .name = "local_invalidate" },
 	[SROCE_CNT_FR_REMOTE_INV] = { .name = "remote_invalidate" },

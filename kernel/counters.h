@@ -113,6 +113,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_BACKLOG,
 	/* Request packet batches sent as one UDP GSO skb (tx_batch). */
 	SROCE_CNT_TX_BATCHES,
+	/* Retransmit timeouts postponed once: responses waited locally. */
+	SROCE_CNT_REQ_TIMEOUT_DEFERRED,
 	/* ---- memory registration of kernel consumers (fr.c) ---- */
 	/* IB_WR_REG_MR executed successfully (MR made Valid). */
 	SROCE_CNT_FR_REG,

@@ -123,6 +123,9 @@ struct sroce_req {
 	 * two CPUs could overtake each other and cost a go-back-N.
 	 */
 	int tx_cpu;
+	/* The retransmit timer gave responses waiting locally one more period. */
+	bool timer_deferred;
+	u32 timer_defer_psn; /* ... for this una_psn */
 	u32 seq_retry_psn; /* PSN of the last sequence-error retry */
 	bool seq_retry_armed;
 
