@@ -111,6 +111,13 @@ enum sroce_counter {
 	SROCE_CNT_RX_STEERED,
 	/* Dropped: too many packets of the QP waiting for that CPU. */
 	SROCE_CNT_RX_DROP_BACKLOG,
+	/* ---- UD multicast (mcast.c) ---- */
+	/* Copies of multicast packets handed to attached QPs. */
+	SROCE_CNT_RX_MCAST_PKTS,
+	/* Dropped: multicast packet to a group no QP is attached to. */
+	SROCE_CNT_RX_DROP_NO_MCAST_GROUP,
+	/* Multicast copies not made: no memory for the clone. */
+	SROCE_CNT_RX_DROP_MCAST_NOMEM,
 	/* ---- memory registration of kernel consumers (fr.c) ---- */
 	/* IB_WR_REG_MR executed successfully (MR made Valid). */
 	SROCE_CNT_FR_REG,

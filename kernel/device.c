@@ -35,6 +35,7 @@
 #include "counters.h"
 #include "device.h"
 #include "fr.h"
+#include "mcast.h"
 #include "net.h"
 #include "pfc.h"
 #include "sysfs.h"
@@ -238,6 +239,7 @@ static void sroce_dev_release_resources(struct sroce_dev *sdev)
 	sroce_cc_sysfs_del(sdev);
 	sroce_cc_dev_fini(sdev);
 	sroce_counters_free(sdev);
+	sroce_mcast_dev_fini(sdev);
 	xa_destroy(&sdev->ah_xa);
 	xa_destroy(&sdev->qp_xa);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
@@ -355,6 +357,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_fill_attr(sdev);
 
 	err = sroce_cc_dev_init(sdev);
+	if (err)
+		return err;
+	err = sroce_mcast_dev_init(sdev);
 	if (err)
 		return err;
 	if (sroce_counters_alloc(sdev))

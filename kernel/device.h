@@ -19,6 +19,7 @@
 struct sroce_net;
 struct sroce_counters;
 struct sroce_cc_dev;
+struct sroce_mcast;
 struct rdma_link_ops;
 
 /*
@@ -109,6 +110,9 @@ struct sroce_dev {
 	 */
 	struct xarray mr_xa;
 	u32 mr_next; /* cyclic hint, guarded by mr_xa lock */
+
+	/* UD multicast groups (mcast.c); from setup to dealloc. */
+	struct sroce_mcast *mcast;
 
 	/* PFC state and knobs (pfc.c); from setup to dealloc. */
 	struct sroce_pfc *pfc;

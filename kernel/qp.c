@@ -22,6 +22,7 @@
 #include "cq.h"
 #include "device.h"
 #include "fr.h"
+#include "mcast.h"
 #include "qp.h"
 #include "req.h"
 #include "srq.h"
@@ -297,6 +298,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = qp->sdev;
 
+	/* Unreachable by number and by multicast group from here on. */
+	sroce_mcast_qp_destroy(qp);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	/* A lookup that loaded the pointer before the erase is done now. */
 	synchronize_rcu();
