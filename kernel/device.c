@@ -292,7 +292,7 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
 		IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_MEM_MGT_EXTENSIONS |
 		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	a->max_mw = SROCE_MAX_MR;
+	a->max_mw = SROCE_MAX_MW;
 	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;

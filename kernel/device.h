@@ -34,6 +34,7 @@ enum sroce_limits {
 	SROCE_MAX_CQ = 16384,
 	SROCE_MAX_CQE = 65536, /* power of two */
 	SROCE_MAX_MR = 65536,
+	SROCE_MAX_MW = 65536,
 	SROCE_MAX_PD = 65536,
 	SROCE_MAX_AH = 65536,
 	SROCE_MAX_SRQ = 4096,
@@ -56,6 +57,7 @@ enum sroce_res {
 	SROCE_RES_QP,
 	SROCE_RES_AH,
 	SROCE_RES_SRQ,
+	SROCE_RES_MW,
 	SROCE_RES_MAX,
 };
 

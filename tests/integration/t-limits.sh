@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-limits.sh - the object limits ibv_query_device advertises are real
+# (tests/datapath/dp_limits): objects of each kind are created until the
+# device refuses one; the refusal must be ENOMEM exactly at the advertised
+# maximum (less what the kernel itself holds, from `rdma resource`), the
+# create after one free must succeed, and afterwards the device holds what
+# it held before (nothing leaked, no partial state).
+#
+# PD, MR, MW, CQ and SRQ run by default.  QP (16384) and AH (65536) take
+# minutes under TCG (each destroy waits for an RCU grace period): they run
+# with SROCE_LIMITS_ALL=1 and are skipped otherwise.  The multicast limits
+# are checked by t-mcast.
+#
+# Topology: make_two_ns (see lib.sh); only sroce1 in ns1 is used.
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+
+lim=$SROCE_TOP/build/datapath/dp_limits
+if [ ! -x "$lim" ]; then
+	make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build >/dev/null 2>&1
+	lim=/tmp/dp-build/dp_limits
+fi
+kinds=(pd mr mw cq srq qp ah)
+ktap_begin $((3 + 2 * ${#kinds[@]} + 1)) "advertised object limits"
+
+ktap_result "dp_limits built (make -C tests/datapath)" \
+	"$([ -x "$lim" ]; echo $?)"
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns ||
+	[ ! -x "$lim" ]; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+g=$(gid_index sroce1 10.11.0.1)
+
+# res_count DEV KIND: objects of KIND the device holds (`rdma resource`).
+res_count() {
+	rdma resource show "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p"
+}
+
+before=$(rdma resource show sroce1)
+diag "before: $before"
+for k in "${kinds[@]}"; do
+	if [ "$k" = qp ] || [ "$k" = ah ]; then
+		if [ -z "${SROCE_LIMITS_ALL:-}" ]; then
+			ktap_skip "$k: created up to the limit, then ENOMEM" \
+				"minutes under TCG; SROCE_LIMITS_ALL=1 runs it"
+			ktap_skip "$k: one freed, one created again" \
+				"minutes under TCG; SROCE_LIMITS_ALL=1 runs it"
+			continue
+		fi
+	fi
+	# What the kernel holds: ib_mad's PD, CQ and GSI QP, and one internal
+	# DMA MR per kernel PD (ib_alloc_pd on a device without a local DMA
+	# lkey); dp_limits holds one PD and one CQ of its own.
+	case $k in
+	pd | cq) held=$(($(res_count sroce1 "$k") + 1)) ;;
+	mr) held=$(res_count sroce1 pd) ;;
+	qp | srq) held=$(res_count sroce1 "$k") ;;
+	*) held=0 ;;
+	esac
+	out=$(ip netns exec ns1 timeout 1800 "$lim" -d sroce1 -g "$g" "$k" 2>&1)
+	read -r _ _ max made err reuse <<<"$(grep "^LIMIT $k " <<<"$out")"
+	want=$((${max:-0} - held))
+	ktap_result "$k: $want created (max $max, $held held), then ENOMEM" \
+		"$([ "${made:-x}" = "$want" ] && [ "${err:-x}" = 12 ]; echo $?)" \
+		"created ${made:-?}, refusal errno ${err:-?}; $out"
+	ktap_result "$k: one freed, one created again" \
+		"$([ "${reuse:-0}" = 1 ]; echo $?)" "$out"
+	diag "$(grep '^# ' <<<"$out" | sed 's/^# //')"
+done
+
+after=$(rdma resource show sroce1)
+ktap_result "the device holds what it held before" \
+	"$([ "$after" = "$before" ]; echo $?)" "before: $before" \
+	"after: $after"
+
+ktap_done
