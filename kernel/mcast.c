@@ -44,7 +44,7 @@
 #include "rxq.h"
 
 #define SROCE_MCAST_HASH_BITS 8
-#define SROCE_MCAST_BUCKETS (1U << SROCE_MCAST_HASH_BITS)
+#define SROCE_MCAST_BUCKETS BIT(SROCE_MCAST_HASH_BITS)
 
 /* One QP attached to a group. */
 struct sroce_mcm {
@@ -406,8 +406,7 @@ static void sroce_mcast_give(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_qp_put(qp);
 }
 
-enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
-				    struct sk_buff *skb)
+enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_qp *qp, *prev = NULL;
 	struct sroce_mcm *mcm;

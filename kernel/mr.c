@@ -46,8 +46,8 @@ static enum sroce_res sroce_mr_res(const struct sroce_mr *mr)
 	return mr->mw ? SROCE_RES_MW : SROCE_RES_MR;
 }
 
-static struct sroce_mr *sroce_mr_alloc_entry(struct sroce_dev *sdev,
-					     int access, bool mw)
+static struct sroce_mr *sroce_mr_alloc_entry(struct sroce_dev *sdev, int access,
+					     bool mw)
 {
 	struct sroce_mr *mr;
 	int err;

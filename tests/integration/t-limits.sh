@@ -6,7 +6,10 @@
 # device refuses one; the refusal must be ENOMEM exactly at the advertised
 # maximum (less what the kernel itself holds, from `rdma resource`), the
 # create after one free must succeed, and afterwards the device holds what
-# it held before (nothing leaked, no partial state).
+# it held before (nothing leaked, no partial state).  Then SRQ resizing
+# (tests/datapath/dp_srqresize): refused below the posted WQEs or beyond
+# max_srq_wr, grown and shrunk with receives posted, which complete in
+# posting order with their data (UD loopback on sroce1).
 #
 # PD, MR, MW, CQ and SRQ run by default.  QP (16384) and AH (65536) take
 # minutes under TCG (each destroy waits for an RCU grace period): they run
@@ -23,8 +26,11 @@ if [ ! -x "$lim" ]; then
 	make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build >/dev/null 2>&1
 	lim=/tmp/dp-build/dp_limits
 fi
+sz=${lim%/*}/dp_srqresize
+nsz=$("$sz" -P 2>/dev/null || echo 1)
 kinds=(pd mr mw cq srq qp ah)
-ktap_begin $((3 + 2 * ${#kinds[@]} + 1)) "advertised object limits"
+ktap_begin $((3 + 2 * ${#kinds[@]} + 1 + nsz + 1)) \
+	"advertised object limits, SRQ resize"
 
 ktap_result "dp_limits built (make -C tests/datapath)" \
 	"$([ -x "$lim" ]; echo $?)"
@@ -72,6 +78,18 @@ for k in "${kinds[@]}"; do
 		"$([ "${reuse:-0}" = 1 ]; echo $?)" "$out"
 	diag "$(grep '^# ' <<<"$out" | sed 's/^# //')"
 done
+
+# --- SRQ resize (ibv_modify_srq with IBV_SRQ_MAX_WR) ---------------------------
+
+. "$here/dp-lib.sh"
+out=$(ip netns exec ns1 timeout 120 "$sz" -d sroce1 -g "$g" 2>&1)
+rc=$?
+relay_ktap "srq resize: " <<<"$out"
+while [ "$relayed" -lt "$nsz" ]; do
+	ktap_fail "srq resize: case not run" "$(tail -n 20 <<<"$out")"
+	relayed=$((relayed + 1))
+done
+ktap_result "srq resize: dp_srqresize exits 0" $rc "$(tail -n 20 <<<"$out")"
 
 after=$(rdma resource show sroce1)
 ktap_result "the device holds what it held before" \
