@@ -133,6 +133,19 @@ void sroce_queue_destroy(struct sroce_queue *q)
  * to the peer's, whatever that is, which empties the ring without reading
  * any slot.  Caller holds the locks of both sides of the ring.
  */
+void sroce_queue_move(struct sroce_queue *to, const struct sroce_queue *from,
+		      u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memcpy(sroce_queue_slot(to, i),
+		       sroce_queue_slot(from, from->cons + i), from->slot_size);
+	to->prod = n;
+	/* The copied entries are visible before the fresh ring's prod. */
+	smp_store_release(&to->hdr->prod, to->prod);
+}
+
 void sroce_queue_reset(struct sroce_queue *q)
 {
 	if (!q->user) {

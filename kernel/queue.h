@@ -92,6 +92,13 @@ int sroce_queue_publish(struct sroce_queue *q, struct ib_ucontext *uctx,
 			u64 *offset, u32 *size);
 void sroce_queue_destroy(struct sroce_queue *q);
 void sroce_queue_reset(struct sroce_queue *q);
+/*
+ * Resize: copy the @n entries from @from's consumer index on to the start
+ * of the fresh ring @to and publish them (its prod).  Caller holds the
+ * lock that guards @from's kernel side and checked @n against both rings.
+ */
+void sroce_queue_move(struct sroce_queue *to, const struct sroce_queue *from,
+		      u32 n);
 void sroce_queue_set_flags(struct sroce_queue *q, u32 flags);
 void sroce_queue_clear_flags(struct sroce_queue *q, u32 flags);
 

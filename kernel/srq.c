@@ -94,7 +94,6 @@ static int sroce_srq_move(struct sroce_srq *srq, struct sroce_queue *to)
 {
 	struct sroce_queue *from = &srq->queue;
 	int pending;
-	int i;
 
 	lockdep_assert_held(&srq->lock);
 
@@ -104,12 +103,7 @@ static int sroce_srq_move(struct sroce_srq *srq, struct sroce_queue *to)
 		return -EPROTO;
 	if (pending > to->nslots || srq->limit > to->nslots)
 		return -EINVAL;
-	for (i = 0; i < pending; i++)
-		memcpy(sroce_queue_slot(to, i),
-		       sroce_queue_slot(from, from->cons + i), from->slot_size);
-	to->prod = pending;
-	/* The copied WQEs are visible before the fresh ring's prod. */
-	smp_store_release(&to->hdr->prod, to->prod);
+	sroce_queue_move(to, from, pending);
 	return 0;
 }
 

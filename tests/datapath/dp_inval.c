@@ -24,43 +24,10 @@
 
 #include <infiniband/verbs.h>
 
+#include "dp_tool.h"
+
 #define IV_QKEY 0x11111111U
 #define IV_NTEST 22
-
-static int ntest, nfail;
-
-static void report(int ok, const char *name, const char *why)
-{
-	ntest++;
-	if (!ok) {
-		nfail++;
-		if (why && *why)
-			printf("# %s\n", why);
-	}
-	printf("%sok %d %s\n", ok ? "" : "not ", ntest, name);
-	fflush(stdout);
-}
-
-/* A create that must fail with @want: @obj NULL and errno == @want. */
-static void refused(const void *obj, int want, const char *name)
-{
-	char why[96];
-	int e = errno;
-
-	snprintf(why, sizeof(why), "%s (errno %d %s), expected errno %d",
-		 obj ? "created" : "refused", obj ? 0 : e,
-		 obj ? "" : strerror(e), want);
-	report(!obj && e == want, name, why);
-}
-
-static void expect(int got, int want, const char *name)
-{
-	char why[96];
-
-	snprintf(why, sizeof(why), "returned %d (%s), expected %d", got,
-		 got ? strerror(got) : "success", want);
-	report(got == want, name, why);
-}
 
 struct iv {
 	struct ibv_context *ctx;
@@ -85,21 +52,6 @@ static struct ibv_qp *mk_qp(struct iv *v, struct ibv_pd *pd,
 static const struct ibv_qp_cap small = { .max_send_wr = 4, .max_recv_wr = 4,
 					 .max_send_sge = 1,
 					 .max_recv_sge = 1 };
-
-static int ud_up(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = IV_QKEY };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
 
 static struct ibv_ah *mk_ah(struct iv *v, struct ibv_pd *pd)
 {
@@ -158,82 +110,82 @@ static void control_cases(struct iv *v)
 
 	errno = 0;
 	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_REMOTE_WRITE);
-	refused(o, EINVAL, "reg_mr REMOTE_WRITE without LOCAL_WRITE: EINVAL");
+	dpt_refused(o, EINVAL, "reg_mr REMOTE_WRITE without LOCAL_WRITE: EINVAL");
 	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_REMOTE_ATOMIC);
-	refused(o, EINVAL, "reg_mr REMOTE_ATOMIC without LOCAL_WRITE: EINVAL");
+	dpt_refused(o, EINVAL, "reg_mr REMOTE_ATOMIC without LOCAL_WRITE: EINVAL");
 	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_LOCAL_WRITE | 1 << 14);
-	refused(o, EINVAL, "reg_mr with an unknown access bit: EINVAL");
+	dpt_refused(o, EINVAL, "reg_mr with an unknown access bit: EINVAL");
 	o = ibv_alloc_mw(v->pd, (enum ibv_mw_type)3);
-	refused(o, EINVAL, "alloc_mw of an unknown type: EINVAL");
+	dpt_refused(o, EINVAL, "alloc_mw of an unknown type: EINVAL");
 
 	o = ibv_create_cq(v->ctx, v->da.max_cqe + 1, NULL, NULL, 0);
-	refused(o, EINVAL, "create_cq beyond max_cqe: EINVAL");
+	dpt_refused(o, EINVAL, "create_cq beyond max_cqe: EINVAL");
 
 	cap = small;
 	cap.max_send_wr = v->da.max_qp_wr + 1;
 	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	refused(o, EINVAL, "create_qp max_send_wr beyond max_qp_wr: EINVAL");
+	dpt_refused(o, EINVAL, "create_qp max_send_wr beyond max_qp_wr: EINVAL");
 	cap = small;
 	cap.max_recv_sge = v->da.max_sge + 1;
 	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	refused(o, EINVAL, "create_qp max_recv_sge beyond max_sge: EINVAL");
+	dpt_refused(o, EINVAL, "create_qp max_recv_sge beyond max_sge: EINVAL");
 	cap = small;
 	cap.max_inline_data = 1 << 20;
 	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	refused(o, EINVAL, "create_qp with 1 MiB of inline data: EINVAL");
+	dpt_refused(o, EINVAL, "create_qp with 1 MiB of inline data: EINVAL");
 
 	si = (struct ibv_srq_init_attr){ .attr = {
 			.max_wr = v->da.max_srq_wr + 1, .max_sge = 1 } };
 	o = ibv_create_srq(v->pd, &si);
-	refused(o, EINVAL, "create_srq beyond max_srq_wr: EINVAL");
+	dpt_refused(o, EINVAL, "create_srq beyond max_srq_wr: EINVAL");
 	si = (struct ibv_srq_init_attr){ .attr = {
 			.max_wr = 4, .max_sge = v->da.max_srq_sge + 1 } };
 	o = ibv_create_srq(v->pd, &si);
-	refused(o, EINVAL, "create_srq beyond max_srq_sge: EINVAL");
+	dpt_refused(o, EINVAL, "create_srq beyond max_srq_sge: EINVAL");
 
 	aa = (struct ibv_ah_attr){ .port_num = 1 };
 	o = ibv_create_ah(v->pd, &aa);
-	refused(o, EINVAL, "create_ah without a GRH (RoCE needs one): EINVAL");
+	dpt_refused(o, EINVAL, "create_ah without a GRH (RoCE needs one): EINVAL");
 	aa = (struct ibv_ah_attr){ .is_global = 1, .port_num = 1,
 				   .grh = { .dgid = v->gid, .hop_limit = 1,
 					    .sgid_index = 255 } };
 	o = ibv_create_ah(v->pd, &aa);
 	/* ib_core looks the source GID up before the driver sees it. */
-	refused(o, ENODATA, "create_ah with an empty source GID index: ENODATA");
+	dpt_refused(o, ENODATA, "create_ah with an empty source GID index: ENODATA");
 
 	/* Wrong QP states and attributes; the QP stays in RESET. */
 	qp = mk_qp(v, v->pd, IBV_QPT_RC, small);
 	if (!qp) {
-		report(0, "create a valid RC QP", strerror(errno));
+		dpt_report(0, "create a valid RC QP", strerror(errno));
 		return;
 	}
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS };
-	expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
+	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
 	       "modify_qp RESET -> RTS: EINVAL");
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 2 };
-	expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					      IBV_QP_PORT |
 					      IBV_QP_ACCESS_FLAGS),
 	       EINVAL, "modify_qp to INIT on port 2: EINVAL");
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1,
 				   .pkey_index = 5 };
-	expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					      IBV_QP_PORT |
 					      IBV_QP_ACCESS_FLAGS),
 	       EINVAL, "modify_qp to INIT with P_Key index 5: EINVAL");
 	memset(&qa, 0, sizeof(qa));
 	ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi);
-	report(qa.qp_state == IBV_QPS_RESET,
+	dpt_report(qa.qp_state == IBV_QPS_RESET,
 	       "after the refused transitions the QP is still RESET", NULL);
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					      IBV_QP_PORT |
 					      IBV_QP_ACCESS_FLAGS),
 	       0, "modify_qp to INIT with valid attributes");
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
-	expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
+	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
 	       "modify_qp INIT -> RTR without path, PSN, QPN: EINVAL");
-	expect(ibv_dealloc_pd(v->pd), EBUSY,
+	dpt_expect(ibv_dealloc_pd(v->pd), EBUSY,
 	       "dealloc_pd with a QP on it: EBUSY");
 	ibv_destroy_qp(qp);
 }
@@ -245,28 +197,28 @@ static void pd_cases(struct iv *v)
 	struct ibv_ah *ah = mk_ah(v, v->pd), *ah2 = mk_ah(v, v->pd2);
 	int st;
 
-	if (!qp || !ah || !ah2 || ud_up(qp)) {
-		report(0, "UD QP and AHs", strerror(errno));
-		report(0, "UD QP and AHs", NULL);
-		report(0, "UD QP and AHs", NULL);
+	if (!qp || !ah || !ah2 || dpt_ud_up(qp, IV_QKEY)) {
+		dpt_report(0, "UD QP and AHs", strerror(errno));
+		dpt_report(0, "UD QP and AHs", NULL);
+		dpt_report(0, "UD QP and AHs", NULL);
 		return;
 	}
 	st = ud_send(v, qp, ah, qp->qp_num, v->mr->lkey);
-	report(st == IBV_WC_SUCCESS, "UD SEND with the QP's own PD: SUCCESS",
+	dpt_report(st == IBV_WC_SUCCESS, "UD SEND with the QP's own PD: SUCCESS",
 	       NULL);
 	st = ud_send(v, qp, ah, qp->qp_num, v->mr2->lkey);
-	report(st == IBV_WC_LOC_PROT_ERR,
+	dpt_report(st == IBV_WC_LOC_PROT_ERR,
 	       "SEND with an lkey of another PD: LOC_PROT_ERR",
 	       st < 0 ? "no completion" : ibv_wc_status_str(st));
 	/* The QP went to ERR with the failed WQE; a fresh one for the AH. */
 	ibv_destroy_qp(qp);
 	qp = mk_qp(v, v->pd, IBV_QPT_UD, small);
-	if (!qp || ud_up(qp)) {
-		report(0, "SEND through an AH of another PD fails", "no QP");
+	if (!qp || dpt_ud_up(qp, IV_QKEY)) {
+		dpt_report(0, "SEND through an AH of another PD fails", "no QP");
 	} else {
 		st = ud_send(v, qp, ah2, qp->qp_num, v->mr->lkey);
 		/* Refused at post time or completed in error, not sent. */
-		report(st == -2 || (st > 0 && st != IBV_WC_WR_FLUSH_ERR),
+		dpt_report(st == -2 || (st > 0 && st != IBV_WC_WR_FLUSH_ERR),
 		       "SEND through an AH of another PD fails",
 		       st == -1 ? "no completion" : ibv_wc_status_str(st));
 	}
@@ -278,10 +230,9 @@ static void pd_cases(struct iv *v)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct iv v = { 0 };
 	const char *dev = NULL;
-	int c, i, n;
+	int c;
 
 	while ((c = getopt(argc, argv, "d:g:P")) != -1) {
 		if (c == 'd')
@@ -295,10 +246,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev)
 		return 2;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			v.ctx = ibv_open_device(list[i]);
+	v.ctx = dpt_open(dev);
 	v.buf = calloc(1, 8192);
 	if (!v.ctx || !v.buf || ibv_query_device(v.ctx, &v.da) ||
 	    ibv_query_gid(v.ctx, 1, v.gidx, &v.gid))
@@ -323,5 +271,5 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(v.pd2);
 	ibv_dealloc_pd(v.pd);
 	ibv_close_device(v.ctx);
-	return nfail || ntest != IV_NTEST;
+	return dpt_nfail || dpt_ntest != IV_NTEST;
 }

@@ -27,6 +27,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "dp_tool.h"
+
 struct lim {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -169,10 +171,9 @@ static int run(struct lim *l, const struct ibv_device_attr *da,
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr da;
-	struct ibv_device **list;
 	struct lim l = { 0 };
 	const char *dev = NULL;
-	int c, i, n, cap = 16, rc = 0;
+	int c, i, cap = 16, rc = 0;
 
 	while ((c = getopt(argc, argv, "d:g:c:l:")) != -1) {
 		switch (c) {
@@ -197,12 +198,7 @@ int main(int argc, char **argv)
 				"pd|mr|mw|cq|srq|ah|qp...\n");
 		return 2;
 	}
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			l.ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	l.ctx = dpt_open(dev);
 	if (!l.ctx || ibv_query_device(l.ctx, &da) ||
 	    ibv_query_gid(l.ctx, 1, l.gid_idx, &l.gid)) {
 		fprintf(stderr, "dp_limits: cannot open %s\n", dev);

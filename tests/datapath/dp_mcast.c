@@ -31,6 +31,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "dp_tool.h"
+
 #define MC_QPN 0xffffffU
 #define MC_QKEY 0x11111111U
 #define MC_GRH 40
@@ -60,31 +62,6 @@ static void on_usr1(int sig)
 	stop_quiet = 1;
 }
 
-static int ntest;
-static int nfail;
-
-static void report(int ok, const char *name, const char *why)
-{
-	ntest++;
-	if (!ok) {
-		nfail++;
-		if (why && *why)
-			printf("# %s\n", why);
-	}
-	printf("%sok %d %s\n", ok ? "" : "not ", ntest, name);
-	fflush(stdout);
-}
-
-/* errno-style result of a verb that returns 0 or a positive errno. */
-static void expect(int got, int want, const char *name)
-{
-	char why[128];
-
-	snprintf(why, sizeof(why), "returned %d (%s), expected %d", got,
-		 got ? strerror(got) : "success", want);
-	report(got == want, name, why);
-}
-
 static int parse_group(const char *s, union ibv_gid *gid, int *v4)
 {
 	struct in_addr a4;
@@ -103,16 +80,7 @@ static int parse_group(const char *s, union ibv_gid *gid, int *v4)
 
 static int mc_open(struct mc *m, const char *dev, size_t size)
 {
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			m->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	m->ctx = dpt_open(dev);
 	if (!m->ctx) {
 		fprintf(stderr, "dp_mcast: cannot open %s\n", dev);
 		return -1;
@@ -158,23 +126,6 @@ static struct ibv_qp *mc_qp(struct mc *m, enum ibv_qp_type type, int depth)
 	return ibv_create_qp(m->pd, &ia);
 }
 
-/* RESET -> INIT -> RTR -> RTS of a UD QP with @qkey. */
-static int mc_ud_up(struct ibv_qp *qp, uint32_t qkey)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = qkey };
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 /* ---- verbs: attach/detach semantics and limits ---- */
 
 /* 239.(i >> 16).(i >> 8).i as an IPv4-mapped GID. */
@@ -206,7 +157,7 @@ static void verbs_tests(struct mc *m)
 		 "max_total_mcast_qp_attach %d", da.max_mcast_grp,
 		 da.max_mcast_qp_attach, da.max_total_mcast_qp_attach);
 	printf("# %s\n", why);
-	report(!st && da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
+	dpt_report(!st && da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
 		       da.max_mcast_qp_attach < MC_MAX_QP &&
 		       da.max_total_mcast_qp_attach >= da.max_mcast_grp,
 	       "query_device advertises multicast limits", why);
@@ -220,15 +171,15 @@ static void verbs_tests(struct mc *m)
 		return;
 	}
 	group_n(&g, 1);
-	expect(ibv_attach_mcast(rc, &g, 0), EINVAL, "attach an RC QP: EINVAL");
+	dpt_expect(ibv_attach_mcast(rc, &g, 0), EINVAL, "attach an RC QP: EINVAL");
 	ibv_query_gid(m->ctx, 1, m->gid_idx, &own);
-	expect(ibv_attach_mcast(ud, &own, 0), EINVAL,
+	dpt_expect(ibv_attach_mcast(ud, &own, 0), EINVAL,
 	       "attach to a unicast GID: EINVAL");
-	expect(ibv_attach_mcast(ud, &g, 0), 0, "attach a UD QP (RESET)");
-	expect(ibv_attach_mcast(ud, &g, 0), 0,
+	dpt_expect(ibv_attach_mcast(ud, &g, 0), 0, "attach a UD QP (RESET)");
+	dpt_expect(ibv_attach_mcast(ud, &g, 0), 0,
 	       "attach the same QP again: no error");
-	expect(ibv_detach_mcast(ud, &g, 0), 0, "detach");
-	expect(ibv_detach_mcast(ud, &g, 0), EINVAL,
+	dpt_expect(ibv_detach_mcast(ud, &g, 0), 0, "detach");
+	dpt_expect(ibv_detach_mcast(ud, &g, 0), EINVAL,
 	       "detach when not attached: EINVAL");
 
 	/* max_mcast_qp_attach QPs on one group, then one more. */
@@ -241,9 +192,9 @@ static void verbs_tests(struct mc *m)
 	}
 	snprintf(why, sizeof(why), "%u of %u attached, last returned %d", nq,
 		 max_qp, err);
-	report(nq == max_qp && !err, "max_mcast_qp_attach QPs on one group",
+	dpt_report(nq == max_qp && !err, "max_mcast_qp_attach QPs on one group",
 	       why);
-	expect(ibv_attach_mcast(ud, &g, 0), ENOMEM,
+	dpt_expect(ibv_attach_mcast(ud, &g, 0), ENOMEM,
 	       "one QP beyond max_mcast_qp_attach: ENOMEM");
 	/*
 	 * ib_uverbs refuses to destroy an attached QP (the attachments are
@@ -251,14 +202,14 @@ static void verbs_tests(struct mc *m)
 	 * frees its place.
 	 */
 	st = nq ? ibv_destroy_qp(qps[nq - 1]) : -1;
-	expect(st, EBUSY, "destroy a QP that is still attached: EBUSY");
+	dpt_expect(st, EBUSY, "destroy a QP that is still attached: EBUSY");
 	if (nq && !st)
 		nq--;
 	else if (nq)
 		ibv_detach_mcast(qps[nq - 1], &g, 0);
-	expect(ibv_attach_mcast(ud, &g, 0), 0,
+	dpt_expect(ibv_attach_mcast(ud, &g, 0), 0,
 	       "after one detach the group has room again");
-	expect(ibv_detach_mcast(ud, &g, 0), 0, "detach it again");
+	dpt_expect(ibv_detach_mcast(ud, &g, 0), 0, "detach it again");
 	while (nq) {
 		ibv_detach_mcast(qps[nq - 1], &g, 0);
 		ibv_destroy_qp(qps[--nq]);
@@ -271,9 +222,9 @@ static void verbs_tests(struct mc *m)
 		err = ibv_attach_mcast(ud, &g, 0);
 	}
 	snprintf(why, sizeof(why), "%u groups, last returned %d", i, err);
-	report(i == max_grp && !err, "max_mcast_grp groups on one QP", why);
+	dpt_report(i == max_grp && !err, "max_mcast_grp groups on one QP", why);
 	group_n(&g, max_grp + 1);
-	expect(ibv_attach_mcast(ud, &g, 0), ENOMEM,
+	dpt_expect(ibv_attach_mcast(ud, &g, 0), ENOMEM,
 	       "one group beyond max_mcast_grp: ENOMEM");
 	for (i = 0; i < max_grp; i++) {
 		group_n(&g, i + 1);
@@ -281,7 +232,7 @@ static void verbs_tests(struct mc *m)
 		if (st && !first_err)
 			first_err = st;
 	}
-	expect(first_err, 0, "detach from every group");
+	dpt_expect(first_err, 0, "detach from every group");
 
 	ibv_destroy_qp(rc);
 	ibv_destroy_qp(ud);
@@ -329,7 +280,7 @@ static int do_send(struct mc *m, int n, uint32_t qkey)
 	int k, i;
 
 	qp = mc_qp(m, IBV_QPT_UD, 16);
-	if (!qp || mc_ud_up(qp, qkey))
+	if (!qp || dpt_ud_up(qp, qkey))
 		return fprintf(stderr, "dp_mcast: UD QP: %s\n", strerror(errno)), 1;
 	ah = ibv_create_ah(m->pd, &aa);
 	if (!ah)
@@ -389,7 +340,7 @@ static int do_recv(struct mc *m, int nqp, int n, uint32_t qkey, int quiet_ms)
 
 	for (q = 0; q < nqp; q++) {
 		qp[q] = mc_qp(m, IBV_QPT_UD, MC_MAX_MSG);
-		if (!qp[q] || mc_ud_up(qp[q], qkey))
+		if (!qp[q] || dpt_ud_up(qp[q], qkey))
 			return fprintf(stderr, "dp_mcast: UD QP: %s\n", strerror(errno)), 1;
 		for (k = 0; k < n + 4; k++) {
 			sge = (struct ibv_sge){
@@ -482,7 +433,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (!strcmp(mode, "verbs")) {
 		verbs_tests(&m);
-		rc = nfail || ntest != MC_NVERBS;
+		rc = dpt_nfail || dpt_ntest != MC_NVERBS;
 	} else if (!strcmp(mode, "send")) {
 		rc = do_send(&m, n, qkey);
 	} else if (!strcmp(mode, "recv")) {

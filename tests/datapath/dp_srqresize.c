@@ -21,35 +21,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "dp_tool.h"
+
 #define SZ_QKEY 0x11111111U
 #define SZ_GRH 40
 #define SZ_LEN 32
 #define SZ_SLOT (SZ_GRH + SZ_LEN)
 #define SZ_BIG 64
 #define SZ_NTEST 12
-
-static int ntest, nfail;
-
-static void report(int ok, const char *name, const char *why)
-{
-	ntest++;
-	if (!ok) {
-		nfail++;
-		if (why && *why)
-			printf("# %s\n", why);
-	}
-	printf("%sok %d %s\n", ok ? "" : "not ", ntest, name);
-	fflush(stdout);
-}
-
-static void expect(int got, int want, const char *name)
-{
-	char why[96];
-
-	snprintf(why, sizeof(why), "returned %d (%s), expected %d", got,
-		 got ? strerror(got) : "success", want);
-	report(got == want, name, why);
-}
 
 struct sz {
 	struct ibv_context *ctx;
@@ -97,19 +76,9 @@ static struct ibv_qp *ud_qp(struct sz *s, struct ibv_srq *srq)
 		.cap = { .max_send_wr = SZ_BIG, .max_recv_wr = srq ? 0 : 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = SZ_QKEY };
 	struct ibv_qp *qp = ibv_create_qp(s->pd, &ia);
 
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-						 IBV_QP_PORT | IBV_QP_QKEY))
-		return NULL;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return NULL;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? NULL : qp;
+	return qp && !dpt_ud_up(qp, SZ_QKEY) ? qp : NULL;
 }
 
 /* Send message @k (payload byte i = k + i) to the receiver. */
@@ -177,12 +146,11 @@ int main(int argc, char **argv)
 {
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	struct ibv_device_attr da;
-	struct ibv_device **list;
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
 	uint64_t ids[SZ_BIG];
 	struct sz s = { 0 };
 	const char *dev = NULL;
-	int gidx = 0, c, i, n, ok, good;
+	int gidx = 0, c, i, ok, good;
 	char why[160];
 
 	while ((c = getopt(argc, argv, "d:g:P")) != -1) {
@@ -197,10 +165,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev)
 		return 2;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			s.ctx = ibv_open_device(list[i]);
+	s.ctx = dpt_open(dev);
 	s.buf = calloc(SZ_BIG + 1, SZ_SLOT);
 	if (!s.ctx || !s.buf || ibv_query_device(s.ctx, &da))
 		return fprintf(stderr, "cannot open %s\n", dev), 1;
@@ -217,19 +182,19 @@ int main(int argc, char **argv)
 	for (i = 0, ok = 1; i < 4; i++)
 		ok &= !post_recv(&s, i, 1);
 	snprintf(why, sizeof(why), "granted max_wr %u", srq_size(&s));
-	report(ok && srq_size(&s) == 4, "SRQ of 4 holds 4 receives", why);
-	expect(post_recv(&s, 4, 1), ENOMEM, "a 5th receive: ENOMEM");
-	expect(resize(&s, 2, 0, IBV_SRQ_MAX_WR), EINVAL,
+	dpt_report(ok && srq_size(&s) == 4, "SRQ of 4 holds 4 receives", why);
+	dpt_expect(post_recv(&s, 4, 1), ENOMEM, "a 5th receive: ENOMEM");
+	dpt_expect(resize(&s, 2, 0, IBV_SRQ_MAX_WR), EINVAL,
 	       "resize below the 4 posted: EINVAL");
-	expect(resize(&s, (uint32_t)da.max_srq_wr + 1, 0, IBV_SRQ_MAX_WR),
+	dpt_expect(resize(&s, (uint32_t)da.max_srq_wr + 1, 0, IBV_SRQ_MAX_WR),
 	       EINVAL, "resize beyond max_srq_wr: EINVAL");
-	expect(resize(&s, SZ_BIG, 0, IBV_SRQ_MAX_WR), 0, "resize to 64");
+	dpt_expect(resize(&s, SZ_BIG, 0, IBV_SRQ_MAX_WR), 0, "resize to 64");
 	snprintf(why, sizeof(why), "query_srq max_wr %u", srq_size(&s));
-	report(srq_size(&s) == SZ_BIG, "query_srq reports 64", why);
+	dpt_report(srq_size(&s) == SZ_BIG, "query_srq reports 64", why);
 	for (i = 4, ok = 1; i < SZ_BIG; i++)
 		ok &= !post_recv(&s, i, 2);
-	report(ok, "60 more receives fit after the resize", NULL);
-	expect(resize(&s, SZ_BIG, SZ_BIG + 1, IBV_SRQ_LIMIT), EINVAL,
+	dpt_report(ok, "60 more receives fit after the resize", NULL);
+	dpt_expect(resize(&s, SZ_BIG, SZ_BIG + 1, IBV_SRQ_LIMIT), EINVAL,
 	       "srq_limit above the new size: EINVAL");
 
 	/* Traffic: loopback UD from sq to rq (on the SRQ). */
@@ -251,21 +216,21 @@ int main(int argc, char **argv)
 		 (unsigned long long)ids[0], (unsigned long long)ids[1],
 		 (unsigned long long)ids[2], (unsigned long long)ids[3],
 		 (unsigned long long)ids[4]);
-	report(ok, "receives complete in posting order across the resize",
+	dpt_report(ok, "receives complete in posting order across the resize",
 	       why);
 	snprintf(why, sizeof(why), "%d of %d with their payload", good,
 		 SZ_BIG);
-	report(good == SZ_BIG, "every payload in its own buffer", why);
+	dpt_report(good == SZ_BIG, "every payload in its own buffer", why);
 
 	/* Shrink to 8 with 2 posted, and use it. */
 	ok = !post_recv(&s, 0, 3) && !post_recv(&s, 1, 3);
-	expect(resize(&s, 8, 0, IBV_SRQ_MAX_WR), 0, "shrink to 8 (2 posted)");
+	dpt_expect(resize(&s, 8, 0, IBV_SRQ_MAX_WR), 0, "shrink to 8 (2 posted)");
 	for (i = 2; i < 8; i++)
 		ok &= !post_recv(&s, i, 3);
 	good = traffic(&s, 100, 8, ids);
 	snprintf(why, sizeof(why), "size %u, %d of 8 received, first %llu",
 		 srq_size(&s), good, (unsigned long long)ids[0]);
-	report(ok && srq_size(&s) == 8 && good == 8 && ids[0] == 3 * 256,
+	dpt_report(ok && srq_size(&s) == 8 && good == 8 && ids[0] == 3 * 256,
 	       "the shrunk SRQ takes 8 and delivers them", why);
 
 	ibv_destroy_qp(s.sq);
@@ -276,5 +241,5 @@ int main(int argc, char **argv)
 	ibv_destroy_cq(s.cq);
 	ibv_dealloc_pd(s.pd);
 	ibv_close_device(s.ctx);
-	return nfail || ntest != SZ_NTEST;
+	return dpt_nfail || dpt_ntest != SZ_NTEST;
 }

@@ -21,12 +21,8 @@ G4=239.1.2.3
 G6=ff0e::1:2:3
 NMSG=${MC_NMSG:-10}
 
-mc=$SROCE_TOP/build/datapath/dp_mcast
-if [ ! -x "$mc" ]; then
-	make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build >/dev/null 2>&1
-	mc=/tmp/dp-build/dp_mcast
-fi
-if [ ! -x "$mc" ]; then
+mc=$(dp_tool dp_mcast)
+if [ -z "$mc" ]; then
 	ktap_begin 1 "UD multicast"
 	ktap_fail "dp_mcast built (make -C tests/datapath)"
 	ktap_done
@@ -55,12 +51,7 @@ counter() {
 
 out=$(ip netns exec ns2 timeout 300 "$mc" -d sroce2 -g "$g2" verbs 2>&1)
 rc=$?
-relay_ktap "verbs: " <<<"$out"
-while [ "$relayed" -lt "$nverbs" ]; do
-	ktap_fail "verbs: case not run" "$(tail -n 20 <<<"$out")"
-	relayed=$((relayed + 1))
-done
-ktap_result "verbs: dp_mcast exits 0" $rc "$(tail -n 20 <<<"$out")"
+relay_tool "verbs: " "$nverbs" $rc "$out"
 
 # --- traffic -------------------------------------------------------------------
 
