@@ -232,41 +232,12 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_srq_post_one(struct sroce_srq *srq,
-			      const struct ib_recv_wr *wr)
-{
-	struct sroce_queue *q = &srq->queue;
-	struct sroce_recv_wqe *wqe;
-	struct sroce_sge *sge;
-	int i;
-
-	lockdep_assert_held(&srq->lock);
-
-	if (wr->num_sge < 0 || wr->num_sge > srq->max_sge)
-		return -EINVAL;
-	if (sroce_queue_peer_cons(q) <= 0)
-		return -ENOMEM;
-
-	wqe = sroce_queue_slot(q, q->prod);
-	wqe->wr_id = wr->wr_id;
-	wqe->num_sge = wr->num_sge;
-	wqe->reserved = 0;
-	sge = (struct sroce_sge *)(wqe + 1);
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	sroce_queue_produce(q);
-	return 0;
-}
-
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
-	int err = 0;
+	int err;
 
 	/* User SRQs post on their mapped ring. */
 	if (srq->user) {
@@ -274,13 +245,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
-	for (; wr; wr = wr->next) {
-		err = sroce_srq_post_one(srq, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-	}
+	err = sroce_queue_post_recv(&srq->queue, srq->max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }
