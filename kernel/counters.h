@@ -115,6 +115,13 @@ enum sroce_counter {
 	SROCE_CNT_TX_BATCHES,
 	/* Retransmit timeouts postponed once: responses waited locally. */
 	SROCE_CNT_REQ_TIMEOUT_DEFERRED,
+	/* ---- UD multicast (mcast.c) ---- */
+	/* Copies of multicast packets handed to attached QPs. */
+	SROCE_CNT_RX_MCAST_PKTS,
+	/* Dropped: multicast packet to a group no QP is attached to. */
+	SROCE_CNT_RX_DROP_NO_MCAST_GROUP,
+	/* Multicast copies not made: no memory for the clone. */
+	SROCE_CNT_RX_DROP_MCAST_NOMEM,
 	/* ---- memory registration of kernel consumers (fr.c) ---- */
 	/* IB_WR_REG_MR executed successfully (MR made Valid). */
 	SROCE_CNT_FR_REG,

@@ -127,7 +127,6 @@ static int sroce_cq_move(struct sroce_cq *cq, struct sroce_queue *to)
 {
 	struct sroce_queue *from = &cq->queue;
 	int pending;
-	int i;
 
 	lockdep_assert_held(&cq->lock);
 
@@ -137,12 +136,7 @@ static int sroce_cq_move(struct sroce_cq *cq, struct sroce_queue *to)
 	if (pending > to->nslots)
 		return -EINVAL;
 
-	for (i = 0; i < pending; i++)
-		memcpy(sroce_queue_slot(to, i),
-		       sroce_queue_slot(from, from->cons + i), from->slot_size);
-	to->prod = pending;
-	/* The copied entries are visible before the fresh ring's prod. */
-	smp_store_release(&to->hdr->prod, to->prod);
+	sroce_queue_move(to, from, pending);
 	return 0;
 }
 

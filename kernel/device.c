@@ -37,6 +37,7 @@
 #include "restrack.h"
 #include "pkt.h"
 #include "fr.h"
+#include "mcast.h"
 #include "net.h"
 #include "pfc.h"
 #include "sysfs.h"
@@ -240,6 +241,7 @@ static void sroce_dev_release_resources(struct sroce_dev *sdev)
 	sroce_cc_sysfs_del(sdev);
 	sroce_cc_dev_fini(sdev);
 	sroce_counters_free(sdev);
+	sroce_mcast_dev_fini(sdev);
 	xa_destroy(&sdev->ah_xa);
 	xa_destroy(&sdev->qp_xa);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
@@ -292,7 +294,7 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
 		IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_MEM_MGT_EXTENSIONS |
 		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	a->max_mw = SROCE_MAX_MR;
+	a->max_mw = SROCE_MAX_MW;
 	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
@@ -358,6 +360,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_fill_attr(sdev);
 
 	err = sroce_cc_dev_init(sdev);
+	if (err)
+		return err;
+	err = sroce_mcast_dev_init(sdev);
 	if (err)
 		return err;
 	if (sroce_counters_alloc(sdev))

@@ -19,6 +19,7 @@
 struct sroce_net;
 struct sroce_counters;
 struct sroce_cc_dev;
+struct sroce_mcast;
 struct rdma_link_ops;
 
 /*
@@ -33,6 +34,7 @@ enum sroce_limits {
 	SROCE_MAX_CQ = 16384,
 	SROCE_MAX_CQE = 65536, /* power of two */
 	SROCE_MAX_MR = 65536,
+	SROCE_MAX_MW = 65536,
 	SROCE_MAX_PD = 65536,
 	SROCE_MAX_AH = 65536,
 	SROCE_MAX_SRQ = 4096,
@@ -55,6 +57,7 @@ enum sroce_res {
 	SROCE_RES_QP,
 	SROCE_RES_AH,
 	SROCE_RES_SRQ,
+	SROCE_RES_MW,
 	SROCE_RES_MAX,
 };
 
@@ -111,6 +114,9 @@ struct sroce_dev {
 	 */
 	struct xarray mr_xa;
 	u32 mr_next; /* cyclic hint, guarded by mr_xa lock */
+
+	/* UD multicast groups (mcast.c); from setup to dealloc. */
+	struct sroce_mcast *mcast;
 
 	/* PFC state and knobs (pfc.c); from setup to dealloc. */
 	struct sroce_pfc *pfc;

@@ -40,26 +40,45 @@ static int sroce_mr_check_access(int access)
 	return 0;
 }
 
-struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access)
+/* MRs and memory windows are accounted against their own limits. */
+static enum sroce_res sroce_mr_res(const struct sroce_mr *mr)
+{
+	return mr->mw ? SROCE_RES_MW : SROCE_RES_MR;
+}
+
+static struct sroce_mr *sroce_mr_alloc_entry(struct sroce_dev *sdev, int access,
+					     bool mw)
 {
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_res_get(sdev, SROCE_RES_MR, SROCE_MAX_MR);
+	err = mw ? sroce_res_get(sdev, SROCE_RES_MW, SROCE_MAX_MW) :
+		   sroce_res_get(sdev, SROCE_RES_MR, SROCE_MAX_MR);
 	if (err)
 		return ERR_PTR(err);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
-		sroce_res_put(sdev, SROCE_RES_MR);
+		sroce_res_put(sdev, mw ? SROCE_RES_MW : SROCE_RES_MR);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->sdev = sdev;
 	mr->access = access;
+	mr->mw = mw;
 	spin_lock_init(&mr->fr_lock);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	return mr;
+}
+
+struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access)
+{
+	return sroce_mr_alloc_entry(sdev, access, false);
+}
+
+struct sroce_mr *sroce_mw_entry_alloc(struct sroce_dev *sdev)
+{
+	return sroce_mr_alloc_entry(sdev, 0, true);
 }
 
 /* Undo sroce_mr_alloc() for an MR that was never published. */
@@ -70,7 +89,7 @@ void sroce_mr_free_unpublished(struct sroce_mr *mr)
 	kvfree(mr->fr_map);
 	kvfree(mr->fr_pages);
 	kfree(mr);
-	sroce_res_put(sdev, SROCE_RES_MR);
+	sroce_res_put(sdev, sroce_mr_res(mr));
 }
 
 /*
@@ -191,7 +210,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kvfree(mr->fr_map);
 	kvfree(mr->fr_pages);
-	sroce_res_put(sdev, SROCE_RES_MR);
+	sroce_res_put(sdev, sroce_mr_res(mr));
 	kfree_rcu(mr, rcu);
 	return 0;
 }

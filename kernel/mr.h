@@ -80,6 +80,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* For fr.c: allocate, publish and undo an MR (see mr.c). */
 struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, int access);
+/* The same for the entry of a memory window (mw set, counted as a MW). */
+struct sroce_mr *sroce_mw_entry_alloc(struct sroce_dev *sdev);
 int sroce_mr_publish(struct sroce_mr *mr);
 void sroce_mr_free_unpublished(struct sroce_mr *mr);
 

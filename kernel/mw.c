@@ -26,10 +26,9 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	win = sroce_mr_alloc(sdev, 0);
+	win = sroce_mw_entry_alloc(sdev);
 	if (IS_ERR(win))
 		return PTR_ERR(win);
-	win->mw = true;
 	win->mw_type = ibmw->type;
 	win->ibmr.pd = ibmw->pd;
 	err = sroce_mr_publish(win);

@@ -22,6 +22,7 @@
 #include "cq.h"
 #include "device.h"
 #include "fr.h"
+#include "mcast.h"
 #include "qp.h"
 #include "req.h"
 #include "srq.h"
@@ -297,6 +298,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *sdev = qp->sdev;
 
+	/* Unreachable by number and by multicast group from here on. */
+	sroce_mcast_qp_destroy(qp);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	/* A lookup that loaded the pointer before the erase is done now. */
 	synchronize_rcu();
@@ -733,28 +736,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
-{
-	struct sroce_queue *q = &qp->rq.queue;
-	struct sroce_recv_wqe *wqe;
-
-	lockdep_assert_held(&qp->rq.lock);
-
-	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
-		return -EINVAL;
-	if (sroce_queue_peer_cons(q) <= 0)
-		return -ENOMEM;
-
-	wqe = sroce_queue_slot(q, q->prod);
-	wqe->wr_id = wr->wr_id;
-	wqe->num_sge = wr->num_sge;
-	wqe->reserved = 0;
-	sroce_sge_from_ib((struct sroce_sge *)(wqe + 1), wr->sg_list,
-			  wr->num_sge);
-	sroce_queue_produce(q);
-	return 0;
-}
-
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
@@ -779,13 +760,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(qp, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-	}
+	err = sroce_queue_post_recv(&qp->rq.queue, qp->rq.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
 	/* IBA 10.8.3.2: receive WRs posted in ERR complete as flushed. */

@@ -133,6 +133,52 @@ void sroce_queue_destroy(struct sroce_queue *q)
  * to the peer's, whatever that is, which empties the ring without reading
  * any slot.  Caller holds the locks of both sides of the ring.
  */
+void sroce_queue_move(struct sroce_queue *to, const struct sroce_queue *from,
+		      u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memcpy(sroce_queue_slot(to, i),
+		       sroce_queue_slot(from, from->cons + i), from->slot_size);
+	to->prod = n;
+	/* The copied entries are visible before the fresh ring's prod. */
+	smp_store_release(&to->hdr->prod, to->prod);
+}
+
+int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_recv_wqe *wqe;
+	struct sroce_sge *sge;
+	int i, err;
+
+	for (; wr; wr = wr->next) {
+		err = 0;
+		if (wr->num_sge < 0 || (u32)wr->num_sge > max_sge)
+			err = -EINVAL;
+		else if (sroce_queue_peer_cons(q) <= 0)
+			err = -ENOMEM;
+		if (err) {
+			*bad_wr = wr;
+			return err;
+		}
+		wqe = sroce_queue_slot(q, q->prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->reserved = 0;
+		sge = (struct sroce_sge *)(wqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sroce_queue_produce(q);
+	}
+	return 0;
+}
+
 void sroce_queue_reset(struct sroce_queue *q)
 {
 	if (!q->user) {

@@ -92,6 +92,23 @@ int sroce_queue_publish(struct sroce_queue *q, struct ib_ucontext *uctx,
 			u64 *offset, u32 *size);
 void sroce_queue_destroy(struct sroce_queue *q);
 void sroce_queue_reset(struct sroce_queue *q);
+/*
+ * Kernel post_recv / post_srq_recv: write the chain @wr as receive WQEs of
+ * at most @max_sge SGEs into @q (whose producer is the kernel) and publish
+ * each.  Stops at the first WR with too many SGEs (-EINVAL) or without a
+ * free slot (-ENOMEM), pointing *@bad_wr at it.  Caller holds the lock
+ * that guards @q's kernel side.
+ */
+int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
+			  const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+/*
+ * Resize: copy the @n entries from @from's consumer index on to the start
+ * of the fresh ring @to and publish them (its prod).  Caller holds the
+ * lock that guards @from's kernel side and checked @n against both rings.
+ */
+void sroce_queue_move(struct sroce_queue *to, const struct sroce_queue *from,
+		      u32 n);
 void sroce_queue_set_flags(struct sroce_queue *q, u32 flags);
 void sroce_queue_clear_flags(struct sroce_queue *q, u32 flags);
 

@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "device.h"
 #include "ecn.h"
+#include "mcast.h"
 #include "proto/hdr.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
@@ -186,13 +187,6 @@ static bool sroce_recv_type_ok(const struct sroce_qp *qp, u8 opcode)
 	}
 }
 
-/* States in which a QP accepts packets (IBA 10.3.1: RTR and later). */
-static bool sroce_recv_state_ok(enum ib_qp_state state)
-{
-	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	       state == IB_QPS_SQD || state == IB_QPS_SQE;
-}
-
 /*
  * Find the QP of a parsed packet and hand it to the QP's receive queue.
  * A packet that goes nowhere is still verified, so that a corrupted one is
@@ -209,6 +203,15 @@ static enum sroce_counter sroce_recv_dispatch(struct sroce_dev *sdev,
 
 	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 	qpn = sroce_bth_destqp(bth);
+	/* IBA 10.5.2.2: DestQP 0xFFFFFF is every QP attached to the group. */
+	if (unlikely(qpn == SROCE_MCAST_QPN)) {
+		drop = SROCE_CNT_RX_DROP_QP_TYPE;
+		if (sroce_opcode_transport(cb->opcode) == SROCE_TRANSPORT_UD)
+			drop = sroce_mcast_recv(sdev, skb);
+		if (drop == SROCE_CNT_MAX)
+			return drop;
+		goto drop;
+	}
 	/* QP0 (SMI) does not exist on RoCE. */
 	qp = qpn ? sroce_qp_get(sdev, qpn) : NULL;
 	if (unlikely(!qp)) {

@@ -67,6 +67,13 @@ static inline void *sroce_rx_ext(struct sk_buff *skb, enum sroce_ext ext)
 	return sroce_opcode_ext(SROCE_RX_CB(skb)->info, skb->data, ext);
 }
 
+/* States in which a QP accepts packets (IBA 10.3.1: RTR and later). */
+static inline bool sroce_recv_state_ok(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
 /* Softirq, RCU read side held; takes ownership of @skb. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
 

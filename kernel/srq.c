@@ -9,6 +9,7 @@
  * without making the kernel index outside it.
  */
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "device.h"
 #include "qp.h"
@@ -84,27 +85,128 @@ err_put_res:
 	return err;
 }
 
+/*
+ * Copy the posted, not yet taken WQEs of @srq to the start of @to.  IBA
+ * 11.2.3.3 (o11-3.2.1): the new size may not be below the number of
+ * outstanding WQEs, nor below the armed limit.
+ */
+static int sroce_srq_move(struct sroce_srq *srq, struct sroce_queue *to)
+{
+	struct sroce_queue *from = &srq->queue;
+	int pending;
+
+	lockdep_assert_held(&srq->lock);
+
+	pending = srq->user ? sroce_queue_peer_prod(from) :
+			      (int)sroce_queue_count(from);
+	if (pending < 0)
+		return -EPROTO;
+	if (pending > to->nslots || srq->limit > to->nslots)
+		return -EINVAL;
+	sroce_queue_move(to, from, pending);
+	return 0;
+}
+
+/*
+ * Where a user SRQ's new ring mapping goes: modify_srq has no response,
+ * so the provider names an address in its driver data (sroce-abi.h).
+ */
+static int sroce_srq_resize_dest(struct ib_udata *udata, u64 *addr)
+{
+	struct sroce_modify_srq_cmd cmd = {};
+	int err;
+
+	if (!udata || udata->inlen < sizeof(cmd))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	*addr = cmd.resp_addr;
+	return cmd.resp_addr ? 0 : -EINVAL;
+}
+
+/* IB_SRQ_MAX_WR: a fresh ring of the new size takes the posted WQEs. */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    struct ib_udata *udata)
+{
+	struct sroce_resize_srq_resp resp = {};
+	struct sroce_queue old, fresh;
+	unsigned long flags;
+	u32 nslots, size = 0;
+	u64 dest = 0;
+	int err;
+
+	nslots = sroce_queue_slots_for(max_wr, SROCE_MAX_SRQ_WR);
+	if (!max_wr || !nslots)
+		return -EINVAL;
+	if (srq->user) {
+		err = sroce_srq_resize_dest(udata, &dest);
+		if (err)
+			return err;
+	}
+	err = sroce_queue_init(&fresh, srq->user, nslots, srq->queue.slot_size);
+	if (err)
+		return err;
+	if (srq->user) {
+		err = sroce_queue_publish(&fresh, sroce_udata_uctx(udata),
+					  &resp.mmap_offset, &size);
+		resp.mmap_size = size;
+		/* Tell the provider first: after the swap there is no way back. */
+		if (!err &&
+		    copy_to_user(u64_to_user_ptr(dest), &resp, sizeof(resp)))
+			err = -EFAULT;
+		if (err)
+			goto err_destroy;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	err = sroce_srq_move(srq, &fresh);
+	if (!err) {
+		old = srq->queue;
+		srq->queue = fresh;
+		srq->max_wr = nslots;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		goto err_destroy;
+	/* A user mapping of the old ring stays valid until it is unmapped. */
+	sroce_queue_destroy(&old);
+	return 0;
+
+err_destroy:
+	sroce_queue_destroy(&fresh);
+	return err;
+}
+
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
+	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	/* Resizing (IB_SRQ_MAX_WR) is optional (IBA o11-3.2.1). */
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT && attr->srq_limit > SROCE_MAX_SRQ_WR)
+		return -EINVAL;
+	/* Resizing is optional (IBA o11-3.2.1); sroce does it. */
+	if (mask & IB_SRQ_MAX_WR) {
+		err = sroce_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			return err;
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit > srq->max_wr)
-		return -EINVAL;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	srq->limit = attr->srq_limit;
-	srq->armed = attr->srq_limit != 0;
+	if (attr->srq_limit > srq->max_wr) {
+		err = -EINVAL;
+	} else {
+		srq->limit = attr->srq_limit;
+		srq->armed = attr->srq_limit != 0;
+	}
 	spin_unlock_irqrestore(&srq->lock, flags);
-	return 0;
+	return err;
 }
 
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
@@ -112,9 +214,9 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
 
-	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
 	spin_lock_irqsave(&srq->lock, flags);
+	attr->max_wr = srq->max_wr;
 	attr->srq_limit = srq->limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return 0;
@@ -130,41 +232,12 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_srq_post_one(struct sroce_srq *srq,
-			      const struct ib_recv_wr *wr)
-{
-	struct sroce_queue *q = &srq->queue;
-	struct sroce_recv_wqe *wqe;
-	struct sroce_sge *sge;
-	int i;
-
-	lockdep_assert_held(&srq->lock);
-
-	if (wr->num_sge < 0 || wr->num_sge > srq->max_sge)
-		return -EINVAL;
-	if (sroce_queue_peer_cons(q) <= 0)
-		return -ENOMEM;
-
-	wqe = sroce_queue_slot(q, q->prod);
-	wqe->wr_id = wr->wr_id;
-	wqe->num_sge = wr->num_sge;
-	wqe->reserved = 0;
-	sge = (struct sroce_sge *)(wqe + 1);
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	sroce_queue_produce(q);
-	return 0;
-}
-
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
-	int err = 0;
+	int err;
 
 	/* User SRQs post on their mapped ring. */
 	if (srq->user) {
@@ -172,13 +245,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
-	for (; wr; wr = wr->next) {
-		err = sroce_srq_post_one(srq, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-	}
+	err = sroce_queue_post_recv(&srq->queue, srq->max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }

@@ -33,14 +33,15 @@ struct sroce_srq {
 	struct sroce_dev *sdev;
 	bool user; /* ring mapped by user space */
 	u32 max_sge; /* SGEs one slot holds, as granted; constant */
-	u32 max_wr; /* slots of the ring, as granted; constant */
 
 	/*
 	 * Guards queue (the kernel's side of it; both sides for a kernel
-	 * SRQ), limit and armed.  Interrupts disabled; innermost lock.
+	 * SRQ), max_wr, limit and armed.  Interrupts disabled; innermost
+	 * lock.  modify_srq(IB_SRQ_MAX_WR) replaces queue under it.
 	 */
 	spinlock_t lock;
 	struct sroce_queue queue;
+	u32 max_wr; /* slots of queue, as granted */
 	/*
 	 * IBA 11.5.2.2 SRQ limit: while armed, the first take that leaves
 	 * fewer than limit WQEs raises IB_EVENT_SRQ_LIMIT_REACHED and

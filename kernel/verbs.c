@@ -10,6 +10,7 @@
 #include "cq.h"
 #include "device.h"
 #include "fr.h"
+#include "mcast.h"
 #include "mr.h"
 #include "mw.h"
 #include "pd.h"
@@ -73,6 +74,8 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
+	.attach_mcast = sroce_attach_mcast,
+	.detach_mcast = sroce_detach_mcast,
 
 	.create_srq = sroce_create_srq,
 	.modify_srq = sroce_modify_srq,

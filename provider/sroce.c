@@ -122,6 +122,8 @@ static void sroce_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	/* Multicast attach/detach are plain kernel commands. */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sroce_bind_mw,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -136,6 +138,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,

@@ -82,12 +82,48 @@ err_free:
 	return NULL;
 }
 
+struct sroce_modify_srq_ucmd {
+	struct ibv_modify_srq ibv_cmd;
+	struct sroce_modify_srq_cmd drv;
+};
+static_assert(offsetof(struct sroce_modify_srq_ucmd, drv) ==
+		      sizeof(struct ibv_modify_srq),
+	      "sroce_modify_srq_ucmd: padding before driver data");
+
+/*
+ * IBV_SRQ_MAX_WR moves the posted WQEs to a new ring whose mapping the
+ * kernel writes to resp (sroce-abi.h); posts wait on the lock meanwhile.
+ * If the new ring cannot be mapped after the kernel switched to it, the
+ * error is returned and the SRQ takes no new receives: destroy it.
+ */
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct sroce_srq *ssrq = to_ssrq(ibsrq);
+	struct sroce_modify_srq_ucmd cmd = {};
+	struct sroce_resize_srq_resp resp = {};
+	struct sroce_queue ring;
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+
+	cmd.drv.resp_addr = (uintptr_t)&resp;
+	pthread_spin_lock(&ssrq->lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (!ret)
+		ret = sroce_queue_map(&ring, ibsrq->context->cmd_fd,
+				      resp.mmap_offset, resp.mmap_size,
+				      attr->max_wr,
+				      sroce_srq_slot_min(ssrq->max_sge));
+	if (!ret) {
+		sroce_queue_unmap(&ssrq->ring);
+		ssrq->ring = ring;
+	}
+	pthread_spin_unlock(&ssrq->lock);
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

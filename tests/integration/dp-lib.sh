@@ -5,6 +5,8 @@
 # t-pingpong.sh, t-interop.sh), on top of lib.sh (source that first).
 #
 #   dp_binary                 path of a built tests/datapath/dp_test
+#   dp_tool NAME              path of a built single-device tool (dp_mcast...)
+#   relay_tool PFX PLAN RC OUT  relay a tool's KTAP lines, then its exit
 #   run_pair NAME SRV_NS SRV_CMD CLI_NS CLI_CMD
 #                             start a server, then its client; both under
 #                             timeout; succeed if both exit 0; output in
@@ -24,6 +26,32 @@ dp_binary() {
 	fi
 	make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build >/dev/null 2>&1 &&
 		echo /tmp/dp-build/dp_test
+}
+
+# dp_tool NAME: path of one of the single-device tools built next to
+# dp_test (dp_mcast, dp_limits, dp_srqresize, dp_inval); built into the
+# guest's /tmp if missing; nothing printed if it cannot be built.
+dp_tool() {
+	local b=$SROCE_TOP/build/datapath/$1
+	if [ ! -x "$b" ]; then
+		make -s -C "$SROCE_TOP/tests/datapath" O=/tmp/dp-build \
+			>/dev/null 2>&1
+		b=/tmp/dp-build/$1
+	fi
+	[ -x "$b" ] && echo "$b"
+}
+
+# relay_tool PREFIX PLAN RC OUT: relay a tool's KTAP lines (OUT), fail the
+# cases it planned (PLAN) but never reported, then one result for its
+# exit status RC.
+relay_tool() {
+	local prefix=$1 plan=$2 rc=$3 out=$4
+	relay_ktap "$prefix" <<<"$out"
+	while [ "$relayed" -lt "$plan" ]; do
+		ktap_fail "${prefix}case not run" "$(tail -n 20 <<<"$out")"
+		relayed=$((relayed + 1))
+	done
+	ktap_result "${prefix}exits 0" "$rc" "$(tail -n 20 <<<"$out")"
 }
 
 # in_ns NS CMD...: run CMD in namespace NS ("" or "-" = init_net).

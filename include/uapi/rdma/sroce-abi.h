@@ -229,6 +229,22 @@ struct sroce_create_srq_resp {
 	__u32 srq_num;
 };
 
+/*
+ * modify_srq with IBV_SRQ_MAX_WR (resize) of a user SRQ.  The command has
+ * no response, so its driver data names the user address where the kernel
+ * writes the new ring's mapping before it moves the posted WQEs there.
+ * Without it a user SRQ resize fails with EOPNOTSUPP.
+ */
+struct sroce_modify_srq_cmd {
+	__aligned_u64 resp_addr; /* user address of a sroce_resize_srq_resp */
+};
+
+struct sroce_resize_srq_resp {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 reserved;
+};
+
 /* create_ah: the number a UD send WQE uses to name this AH. */
 struct sroce_create_ah_resp {
 	__u32 ah_num;

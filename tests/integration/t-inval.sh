@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-inval.sh - verbs with invalid arguments (tests/datapath/dp_inval): bad
+# access flags, counts and lengths beyond the advertised limits, wrong QP
+# states and attributes, bad address vectors and objects of another PD
+# each fail with a clear error; afterwards the device holds exactly what
+# it held before (`rdma resource`), so no failed call left anything behind.
+# The data-path error cases of RC (remote access, lengths, MW binds) are
+# in t-datapath (dp_err.c); this file covers the control path.
+#
+# Topology: make_two_ns (see lib.sh); only sroce1 in ns1 is used.
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+. "$here/dp-lib.sh"
+
+iv=$(dp_tool dp_inval)
+if [ -z "$iv" ]; then
+	ktap_begin 1 "verbs with invalid arguments"
+	ktap_fail "dp_inval built (make -C tests/datapath)"
+	ktap_done
+fi
+n=$("$iv" -P)
+ktap_begin $((2 + n + 2)) "verbs with invalid arguments"
+
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+g=$(gid_index sroce1 10.11.0.1)
+
+before=$(rdma resource show sroce1)
+out=$(ip netns exec ns1 timeout 120 "$iv" -d sroce1 -g "$g" 2>&1)
+rc=$?
+relay_tool "dp_inval: " "$n" $rc "$out"
+after=$(rdma resource show sroce1)
+ktap_result "the device holds what it held before" \
+	"$([ "$after" = "$before" ]; echo $?)" "before: $before" \
+	"after: $after"
+
+ktap_done

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-limits.sh - the object limits ibv_query_device advertises are real
+# (tests/datapath/dp_limits): objects of each kind are created until the
+# device refuses one; the refusal must be ENOMEM exactly at the advertised
+# maximum (less what the kernel itself holds, from `rdma resource`), the
+# create after one free must succeed, and afterwards the device holds what
+# it held before (nothing leaked, no partial state).  Then SRQ resizing
+# (tests/datapath/dp_srqresize): refused below the posted WQEs or beyond
+# max_srq_wr, grown and shrunk with receives posted, which complete in
+# posting order with their data (UD loopback on sroce1).
+#
+# PD, MR, MW, CQ and SRQ run by default.  QP (16384) and AH (65536) take
+# minutes under TCG (each destroy waits for an RCU grace period): they run
+# with SROCE_LIMITS_ALL=1 and are skipped otherwise.  The multicast limits
+# are checked by t-mcast.
+#
+# Topology: make_two_ns (see lib.sh); only sroce1 in ns1 is used.
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+
+. "$here/dp-lib.sh"
+
+lim=$(dp_tool dp_limits)
+sz=$(dp_tool dp_srqresize)
+nsz=$("$sz" -P 2>/dev/null || echo 1)
+kinds=(pd mr mw cq srq qp ah)
+ktap_begin $((3 + 2 * ${#kinds[@]} + 1 + nsz + 1)) \
+	"advertised object limits, SRQ resize"
+
+ktap_result "dp_limits and dp_srqresize built (make -C tests/datapath)" \
+	"$([ -n "$lim" ] && [ -n "$sz" ]; echo $?)"
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns ||
+	[ -z "$lim" ] || [ -z "$sz" ]; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+g=$(gid_index sroce1 10.11.0.1)
+
+# res_count DEV KIND: objects of KIND the device holds (`rdma resource`).
+res_count() {
+	rdma resource show "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p"
+}
+
+before=$(rdma resource show sroce1)
+diag "before: $before"
+for k in "${kinds[@]}"; do
+	if [ "$k" = qp ] || [ "$k" = ah ]; then
+		if [ -z "${SROCE_LIMITS_ALL:-}" ]; then
+			ktap_skip "$k: created up to the limit, then ENOMEM" \
+				"minutes under TCG; SROCE_LIMITS_ALL=1 runs it"
+			ktap_skip "$k: one freed, one created again" \
+				"minutes under TCG; SROCE_LIMITS_ALL=1 runs it"
+			continue
+		fi
+	fi
+	# What the kernel holds: ib_mad's PD, CQ and GSI QP, and one internal
+	# DMA MR per kernel PD (ib_alloc_pd on a device without a local DMA
+	# lkey); dp_limits holds one PD and one CQ of its own.
+	case $k in
+	pd | cq) held=$(($(res_count sroce1 "$k") + 1)) ;;
+	mr) held=$(res_count sroce1 pd) ;;
+	qp | srq) held=$(res_count sroce1 "$k") ;;
+	*) held=0 ;;
+	esac
+	out=$(ip netns exec ns1 timeout 1800 "$lim" -d sroce1 -g "$g" "$k" 2>&1)
+	read -r _ _ max made err reuse <<<"$(grep "^LIMIT $k " <<<"$out")"
+	want=$((${max:-0} - held))
+	ktap_result "$k: $want created (max $max, $held held), then ENOMEM" \
+		"$([ "${made:-x}" = "$want" ] && [ "${err:-x}" = 12 ]; echo $?)" \
+		"created ${made:-?}, refusal errno ${err:-?}; $out"
+	ktap_result "$k: one freed, one created again" \
+		"$([ "${reuse:-0}" = 1 ]; echo $?)" "$out"
+	diag "$(grep '^# ' <<<"$out" | sed 's/^# //')"
+done
+
+# --- SRQ resize (ibv_modify_srq with IBV_SRQ_MAX_WR) ---------------------------
+
+out=$(ip netns exec ns1 timeout 120 "$sz" -d sroce1 -g "$g" 2>&1)
+relay_tool "srq resize: " "$nsz" $? "$out"
+
+after=$(rdma resource show sroce1)
+ktap_result "the device holds what it held before" \
+	"$([ "$after" = "$before" ]; echo $?)" "before: $before" \
+	"after: $after"
+
+ktap_done

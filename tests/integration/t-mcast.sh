@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-mcast.sh - UD multicast (kernel/mcast.c): attach/detach semantics and
+# limits (tests/datapath/dp_mcast verbs), delivery of one packet to every
+# QP attached to a group over IPv4-mapped and IPv6 multicast GIDs, the IP
+# group joined on the netdev only while QPs are attached, Q_Key checked on
+# multicast, a process killed and a device removed while QPs are attached,
+# and rdmacm-utils' mckey (sender in one namespace, receiver in the other).
+#
+# Topology: make_two_ns (see lib.sh):
+#
+#   ns1: sroce1 on v1 (10.11.0.1, fd00::1) ==veth== v2 (10.11.0.2, fd00::2) sroce2 :ns2
+#        senders                                        receivers
+
+here=$(dirname "${BASH_SOURCE[0]}")
+. "$here/lib.sh"
+. "$here/dp-lib.sh"
+
+G4=239.1.2.3
+G6=ff0e::1:2:3
+NMSG=${MC_NMSG:-10}
+
+mc=$(dp_tool dp_mcast)
+if [ -z "$mc" ]; then
+	ktap_begin 1 "UD multicast"
+	ktap_fail "dp_mcast built (make -C tests/datapath)"
+	ktap_done
+fi
+nverbs=$("$mc" -P)
+ktap_begin $((nverbs + 21)) "UD multicast"
+
+if ! ktap_check "load sroce.ko" load_sroce ||
+	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
+	ktap_skip_rest "no topology"
+	ktap_done
+fi
+g1=$(gid_index sroce1 10.11.0.1)
+g2=$(gid_index sroce2 10.11.0.2)
+wait_gid sroce1 fd00::1
+wait_gid sroce2 fd00::2
+g16=$(gid_index sroce1 fd00::1)
+g26=$(gid_index sroce2 fd00::2)
+
+# counter DEV NAME: one hw counter of port 1.
+counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
+}
+
+# --- verbs semantics and limits (one device) ----------------------------------
+
+out=$(ip netns exec ns2 timeout 300 "$mc" -d sroce2 -g "$g2" verbs 2>&1)
+rc=$?
+relay_tool "verbs: " "$nverbs" $rc "$out"
+
+# --- traffic -------------------------------------------------------------------
+
+# in_group NS DEV ADDR: is ADDR among DEV's IP multicast memberships?
+in_group() {
+	ip -n "$1" maddr show dev "$2" | grep -qw "$3"
+}
+
+# mc_traffic LABEL GROUP GIDX1 GIDX2 NQP QKEY_SEND WANT
+# Receiver in ns2 with NQP QPs attached to GROUP, sender in ns1 sending
+# NMSG messages with QKEY_SEND; receiver expects WANT messages per QP and
+# nothing more until a second after the sender finished (SIGUSR1).
+# Sets mc_rout (receiver output) and mc_ok (receiver's verdict, 0 = good).
+mc_traffic() {
+	local label=$1 grp=$2 gs=$3 gr=$4 nqp=$5 qk=$6 want=$7
+	local rf pid
+	rf=$(mktemp)
+	ip netns exec ns2 timeout 120 "$mc" -d sroce2 -g "$gr" -m "$grp" \
+		-q "$nqp" -n "$want" -t 30000 recv >"$rf" 2>&1 &
+	pid=$!
+	if ! wait_until 30 grep -q '^ready' "$rf"; then
+		mc_rout=$(cat "$rf")
+		mc_ok=1
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		rm -f "$rf"
+		return
+	fi
+	mc_joined=1
+	in_group ns2 v2 "$grp" && mc_joined=0
+	mc_sout=$(ip netns exec ns1 timeout 60 "$mc" -d sroce1 -g "$gs" \
+		-m "$grp" -n "$NMSG" -k "$qk" send 2>&1)
+	mc_sok=$?
+	# Anything more (a duplicate, a late packet) would arrive by now.
+	sleep 1
+	rpid=$(sed -n 's/^ready //p' "$rf")
+	[ -n "$rpid" ] && kill -USR1 "$rpid" 2>/dev/null
+	wait "$pid"
+	mc_ok=$?
+	mc_rout=$(cat "$rf")
+	rm -f "$rf"
+	diag "$label: $(tr '\n' ';' <<<"$mc_rout")"
+}
+
+for fam in 4 6; do
+	if [ $fam = 4 ]; then
+		grp=$G4 gs=$g1 gr=$g2
+	else
+		grp=$G6 gs=$g16 gr=$g26
+	fi
+	before=$(counter sroce2 rx_mcast_pkts)
+	mc_traffic "IPv$fam" "$grp" "$gs" "$gr" 3 0x11111111 "$NMSG"
+	ktap_result "IPv$fam: group $grp joined on v2 while QPs are attached" \
+		"$mc_joined" "$(ip -n ns2 maddr show dev v2)"
+	ktap_result "IPv$fam: sender posts $NMSG UD SENDs to QPN 0xffffff" \
+		"$mc_sok" "$mc_sout"
+	ktap_result "IPv$fam: each of 3 attached QPs receives all $NMSG, once" \
+		"$mc_ok" "$mc_rout"
+	after=$(counter sroce2 rx_mcast_pkts)
+	ktap_result "IPv$fam: rx_mcast_pkts grew by 3 x $NMSG" \
+		"$([ $((after - before)) -eq $((3 * NMSG)) ]; echo $?)" \
+		"before $before after $after"
+done
+
+# After the receivers detached, the groups are left again.
+st=0
+in_group ns2 v2 $G4 && st=1
+in_group ns2 v2 $G6 && st=1
+ktap_result "groups left on v2 after the last detach" $st \
+	"$(ip -n ns2 maddr show dev v2)"
+
+# Wrong Q_Key: nothing delivered, counted.
+before=$(counter sroce2 rx_drop_bad_qkey)
+mc_traffic "bad qkey" $G4 "$g1" "$g2" 2 0x22222222 0
+ktap_result "a Q_Key mismatch delivers nothing" "$mc_ok" "$mc_rout"
+after=$(counter sroce2 rx_drop_bad_qkey)
+ktap_result "rx_drop_bad_qkey counts one drop per attached QP" \
+	"$([ $((after - before)) -eq $((2 * NMSG)) ]; echo $?)" \
+	"before $before after $after"
+
+# No QP attached on the receiving device: nothing reaches sroce2, since the
+# IP group is not joined there (the IP stack drops it), and nothing fails.
+before=$(counter sroce2 rcvd_pkts)
+out=$(ip netns exec ns1 timeout 60 "$mc" -d sroce1 -g "$g1" -m $G4 \
+	-n "$NMSG" send 2>&1)
+ktap_result "sending to a group nobody joined completes" $? "$out"
+sleep 0.5
+after=$(counter sroce2 rcvd_pkts)
+ktap_result "a device not in the group receives nothing" \
+	"$([ "$after" -eq "$before" ]; echo $?)" "before $before after $after"
+
+# --- a process killed while its QPs are attached ----------------------------------
+
+rf=$(mktemp)
+ip netns exec ns2 timeout 120 "$mc" -d sroce2 -g "$g2" -m $G4 -q 2 -n 100 \
+	-t 100 recv >"$rf" 2>&1 &
+pid=$!
+wait_until 30 grep -q '^ready' "$rf"
+st=1
+in_group ns2 v2 $G4 && st=0
+rpid=$(sed -n 's/^ready //p' "$rf")
+[ -n "$rpid" ] && kill -KILL "$rpid"
+wait "$pid" 2>/dev/null
+wait_until 10 eval "! in_group ns2 v2 $G4" || st=1
+ktap_result "a process killed while attached: its IP group is left" $st \
+	"$(cat "$rf"; ip -n ns2 maddr show dev v2)"
+rm -f "$rf"
+
+# --- a device removed while a QP is attached ------------------------------------
+
+rf=$(mktemp)
+ip netns exec ns2 timeout 120 "$mc" -d sroce2 -g "$g2" -m $G4 -q 2 -n 100 \
+	-t 100 recv >"$rf" 2>&1 &
+pid=$!
+wait_until 30 grep -q '^ready' "$rf"
+del_link sroce2
+ok=1
+wait_until 20 dev_gone sroce2 && ok=0
+ktap_result "rdma link del with QPs attached removes sroce2" $ok \
+	"$(cat "$rf")"
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+rm -f "$rf"
+st=0
+in_group ns2 v2 $G4 && st=1
+ktap_result "its IP group is left" $st "$(ip -n ns2 maddr show dev v2)"
+
+# --- mckey (rdmacm-utils) -----------------------------------------------------
+
+if ! ktap_check "sroce2 again on v2" add_link sroce2 sroce v2 ns2 ||
+	! wait_gid sroce2 10.11.0.2; then
+	ktap_skip "mckey: receiver" "no sroce2"
+else
+	rf=$(mktemp)
+	ip netns exec ns2 timeout 60 mckey -m $G4 -b 10.11.0.2 -C "$NMSG" \
+		>"$rf" 2>&1 &
+	pid=$!
+	wait_until 30 grep -q 'receiving data transfers' "$rf"
+	sleep 0.5
+	sout=$(ip netns exec ns1 timeout 60 mckey -m $G4 -b 10.11.0.1 -s \
+		-C "$NMSG" 2>&1)
+	srx=$?
+	wait "$pid"
+	rrx=$?
+	diag "mckey sender: $(tr '\n' ';' <<<"$sout")"
+	diag "mckey receiver: $(tr '\n' ';' <<<"$(cat "$rf")")"
+	ktap_result "mckey: sender (ns1) and receiver (ns2) exit 0" \
+		"$([ $srx -eq 0 ] && [ $rrx -eq 0 ]; echo $?)" \
+		"sender $srx receiver $rrx"
+	rm -f "$rf"
+fi
+
+ktap_done
