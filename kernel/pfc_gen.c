@@ -135,6 +135,7 @@ static void sroce_pfc_gen_xmit(struct sroce_pfc *pfc,
 	struct net_device *dev = pfc->link;
 	unsigned int hr = LL_RESERVED_SPACE(dev);
 	struct sk_buff *skb;
+	int rc;
 
 	if (!netif_running(dev))
 		goto drop;
@@ -149,7 +150,16 @@ static void sroce_pfc_gen_xmit(struct sroce_pfc *pfc,
 	skb->dev = dev;
 	skb->protocol = htons(ETH_P_PAUSE);
 	skb->priority = TC_PRIO_CONTROL;
-	if (net_xmit_eval(dev_queue_xmit(skb)))
+	/*
+	 * As a softirq sender would (bridge STP from its timers): with BH
+	 * enabled around it, a transmit to a veth peer from this work oopsed
+	 * in dev_hard_start_xmit() on 6.1 (the frame found on the peer's
+	 * backlog while still being sent).
+	 */
+	local_bh_disable();
+	rc = dev_queue_xmit(skb);
+	local_bh_enable();
+	if (net_xmit_eval(rc))
 		goto drop;
 	return;
 drop:
