@@ -117,7 +117,7 @@ static void sroce_pfc_gen_update_locked(struct sroce_pfc_gen *gen)
 	lockdep_assert_held(&gen->lock);
 	xon = gen->xon_knob ?: sroce_pfc_default_xon(mtu);
 	headroom = gen->headroom_knob ?:
-		   sroce_pfc_headroom(mtu, speed, SROCE_PFC_CABLE_M);
+			   sroce_pfc_headroom(mtu, speed, SROCE_PFC_CABLE_M);
 	c->xon_bytes = xon;
 	c->xoff_bytes = (u64)xon + headroom;
 	gen->quanta = SROCE_PFC_MAX_QUANTA;
@@ -245,8 +245,8 @@ static void sroce_pfc_gen_fn(struct work_struct *work)
 	sroce_pfc_gen_update_locked(gen);
 	now = ktime_get_ns();
 	for (i = 0; i < SROCE_PFC_NPRIO; i++)
-		sroce_pfc_gen_prio_locked(gen, i, sroce_pfc_gen_on(pfc, i),
-					  now, &req);
+		sroce_pfc_gen_prio_locked(gen, i, sroce_pfc_gen_on(pfc, i), now,
+					  &req);
 	refresh_ns = gen->cfg.refresh_ns;
 	max_ns = gen->cfg.max_xoff_ns;
 	mutex_unlock(&gen->lock);
