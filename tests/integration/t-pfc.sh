@@ -416,10 +416,13 @@ r30=$(cnt sroce1 rx_prio3_pause)
 rd0=$(cnt sroce1 rx_prio3_pause_duration)
 lat0=$(cnt sroce1 local_ack_timeout_err)
 cap=$(mktemp)
+tdlog=$(mktemp)
 ip netns exec ns1 timeout 300 tcpdump -i v1 -n -U -w "$cap" \
-	"ether proto 0x8808 and ether src $mac2" 2>/dev/null &
+	"ether proto 0x8808 and ether src $mac2" 2>"$tdlog" &
 td=$!
-sleep 2
+# Every frame must be captured: start once tcpdump listens.
+wait_until 60 grep -q "listening on" "$tdlog"
+rm -f "$tdlog"
 # 16 KiB messages (16 packets, twice the XOFF threshold): each message
 # queues enough to send XOFF, and drains in well under the 67 ms ACK
 # timeout of ibv_rc_pingpong even on a loaded host.
