@@ -405,7 +405,7 @@ echo 100 >"$S2/pfc_speed_mbps"
 echo 2000 >"$S1/pfc_storm_detect_ms"
 echo 2000 >"$S2/pfc_xoff_max_ms"
 echo 1 >"$S2/rx_steer"
-echo 300 >"$S2/rx_delay_us"
+echo 100 >"$S2/rx_delay_us"
 mac2=$(ip netns exec ns2 cat /sys/class/net/v2/address)
 declare -A g0
 for c in tx_prio3_pause tx_prio3_pause_duration tx_prio3_pause_transition \
@@ -426,7 +426,7 @@ rm -f "$tdlog"
 # 16 KiB messages (16 packets, twice the XOFF threshold): each message
 # queues enough to send XOFF, and drains in well under the 67 ms ACK
 # timeout of ibv_rc_pingpong even on a loaded host.
-SIZE=16384 ITERS=20 pingpong
+SIZE=16384 ITERS=10 pingpong
 ok=$?
 gen_ms=$pp_ms
 sleep 1
