@@ -293,7 +293,9 @@ s0=$(cnt sroce1 sent_pkts)
 wait_until 30 sh -c "[ \$(cat /sys/class/infiniband/sroce1/ports/1/hw_counters/sent_pkts) -gt $((s0 + 2000)) ]"
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
-wait_until 10 grep -q "paused 0x08" "$S1/pfc_state"
+# The injector (python in a namespace) starts slowly while a transfer
+# loads an emulated guest.
+wait_until 60 grep -q "paused 0x08" "$S1/pfc_state"
 lat0=$(cnt sroce1 local_ack_timeout_err)
 sleep 0.5
 s1=$(cnt sroce1 sent_pkts)
@@ -327,7 +329,7 @@ echo 0x28 >"$S1/pfc_enable"
 p50=$(cnt sroce1 rx_prio5_pause)
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x20 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
-wait_until 5 grep -q "paused 0x20" "$S1/pfc_state"
+wait_until 60 grep -q "paused 0x20" "$S1/pfc_state"
 pingpong
 ok=$?
 state=$(knob state)
