@@ -178,6 +178,58 @@ enum sroce_counter {
 	SROCE_CNT_RX_PRIO6_PAUSE_TRANSITION,
 	/* Priority 7 resumed after a pause: XOFF to XON (mlx5). */
 	SROCE_CNT_RX_PRIO7_PAUSE_TRANSITION,
+	/* PFC frames sent with an XOFF for priority 0, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO0_PAUSE,
+	/* PFC frames sent with an XOFF for priority 1, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO1_PAUSE,
+	/* PFC frames sent with an XOFF for priority 2, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO2_PAUSE,
+	/* PFC frames sent with an XOFF for priority 3, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO3_PAUSE,
+	/* PFC frames sent with an XOFF for priority 4, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO4_PAUSE,
+	/* PFC frames sent with an XOFF for priority 5, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO5_PAUSE,
+	/* PFC frames sent with an XOFF for priority 6, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO6_PAUSE,
+	/* PFC frames sent with an XOFF for priority 7, refreshes too (mlx5). */
+	SROCE_CNT_TX_PRIO7_PAUSE,
+	/* Microseconds sroce held its peer on priority 0 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO0_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 1 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO1_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 2 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO2_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 3 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO3_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 4 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO4_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 5 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO5_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 6 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO6_PAUSE_DURATION,
+	/* Microseconds sroce held its peer on priority 7 by XOFF (mlx5). */
+	SROCE_CNT_TX_PRIO7_PAUSE_DURATION,
+	/* XON sent for priority 0 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO0_PAUSE_TRANSITION,
+	/* XON sent for priority 1 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO1_PAUSE_TRANSITION,
+	/* XON sent for priority 2 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO2_PAUSE_TRANSITION,
+	/* XON sent for priority 3 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO3_PAUSE_TRANSITION,
+	/* XON sent for priority 4 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO4_PAUSE_TRANSITION,
+	/* XON sent for priority 5 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO5_PAUSE_TRANSITION,
+	/* XON sent for priority 6 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO6_PAUSE_TRANSITION,
+	/* XON sent for priority 7 after an XOFF: transitions (mlx5). */
+	SROCE_CNT_TX_PRIO7_PAUSE_TRANSITION,
+	/* XOFF held for half of pfc_xoff_max_ms in one episode (mlx5). */
+	SROCE_CNT_TX_PAUSE_STORM_WARNING,
+	/* XOFF held for pfc_xoff_max_ms: XON sent, XOFF stopped (mlx5). */
+	SROCE_CNT_TX_PAUSE_STORM_ERROR,
 	/* MAC control frames dropped: short, not PFC, reserved bits, no class. */
 	SROCE_CNT_RX_PAUSE_MALFORMED,
 	/* XOFF not honoured: PFC off, priority disabled or stormed. */

@@ -40,26 +40,11 @@ static_assert((SROCE_CNT_RX_PRIO7_PAUSE_DURATION -
 static_assert((SROCE_CNT_RX_PRIO7_PAUSE_TRANSITION -
 	       SROCE_CNT_RX_PRIO0_PAUSE_TRANSITION) == 7);
 
-static bool sroce_pfc_mode_sw(enum sroce_pfc_mode mode)
-{
-	return mode == SROCE_PFC_MODE_SW || mode == SROCE_PFC_MODE_BOTH;
-}
-
-static bool sroce_pfc_mode_dcb(enum sroce_pfc_mode mode)
-{
-	return mode == SROCE_PFC_MODE_DCB || mode == SROCE_PFC_MODE_BOTH;
-}
-
 /* ---- priority mapping ---- */
 
 u32 sroce_pfc_skb_priority(struct sroce_dev *sdev, u8 tclass)
 {
 	return READ_ONCE(sdev->pfc->dscp2prio[tclass >> 2]);
-}
-
-u32 sroce_pfc_cnp_priority(struct sroce_dev *sdev)
-{
-	return READ_ONCE(sdev->pfc->cnp_prio);
 }
 
 bool sroce_pfc_tx_paused(struct sroce_dev *sdev, u8 tclass)
@@ -315,6 +300,7 @@ static int sroce_pfc_apply_cfg(struct sroce_pfc *pfc, enum sroce_pfc_mode mode,
 	pfc->enable = enable;
 	sroce_pfc_reset_locked(pfc, off);
 	spin_unlock_bh(&pfc->lock);
+	sroce_pfc_gen_kick(pfc); /* XON for priorities no longer enabled */
 	return 0;
 }
 
@@ -338,6 +324,17 @@ int sroce_pfc_set_enable(struct sroce_dev *sdev, u8 enable)
 	err = sroce_pfc_apply_cfg(sdev->pfc, sdev->pfc->mode, enable);
 	rtnl_unlock();
 	return err;
+}
+
+u64 sroce_pfc_get_wd(struct sroce_dev *sdev, bool detect)
+{
+	struct sroce_pfc *pfc = sdev->pfc;
+	u64 ns;
+
+	spin_lock_bh(&pfc->lock);
+	ns = detect ? pfc->wd.detect_ns : pfc->wd.recover_ns;
+	spin_unlock_bh(&pfc->lock);
+	return ns;
 }
 
 void sroce_pfc_set_wd(struct sroce_dev *sdev, bool detect, u64 ns)
@@ -371,6 +368,8 @@ void sroce_pfc_set_speed(struct sroce_dev *sdev, u32 mbps, bool knob)
 	WRITE_ONCE(pfc->speed_mbps,
 		   pfc->speed_knob ? pfc->speed_knob : pfc->speed_link);
 	spin_unlock_bh(&pfc->lock);
+	/* Headroom and pause time of generated frames follow the speed. */
+	sroce_pfc_gen_kick(pfc);
 }
 
 /* ---- setup / teardown ---- */
@@ -387,7 +386,6 @@ int sroce_pfc_alloc(struct sroce_dev *sdev)
 	pfc->sdev = sdev;
 	for (i = 0; i < SROCE_PFC_NDSCP; i++)
 		pfc->dscp2prio[i] = i >> 3;
-	pfc->cnp_prio = SROCE_PFC_DEF_CNP_PRIO;
 	INIT_WORK(&pfc->kick_work, sroce_pfc_kick_fn);
 	spin_lock_init(&pfc->lock);
 	pfc->mode = SROCE_PFC_MODE_SW;
@@ -404,6 +402,7 @@ int sroce_pfc_alloc(struct sroce_dev *sdev)
 	pfc->ptype.type = htons(ETH_P_PAUSE);
 	pfc->ptype.dev = pfc->link;
 	pfc->ptype.func = sroce_pfc_rcv;
+	sroce_pfc_gen_init(pfc);
 	sdev->pfc = pfc;
 	dev_add_pack(&pfc->ptype);
 	return 0;
@@ -421,6 +420,7 @@ void sroce_pfc_free(struct sroce_dev *sdev)
 	spin_unlock_bh(&pfc->lock);
 	hrtimer_cancel(&pfc->timer);
 	cancel_work_sync(&pfc->kick_work);
+	sroce_pfc_gen_stop(pfc);
 	if (sroce_pfc_mode_dcb(pfc->mode) && pfc->enable) {
 		rtnl_lock();
 		if (pfc->link->reg_state == NETREG_REGISTERED)

@@ -20,6 +20,7 @@
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
+#include "pfc_gen.h"
 #include "proto/pfc.h"
 
 struct sroce_dev;
@@ -39,7 +40,6 @@ enum sroce_pfc_mode {
 #define SROCE_PFC_DEF_DETECT_MS 100
 #define SROCE_PFC_DEF_RESTORE_MS 200
 #define SROCE_PFC_MAX_INTERVAL_MS 60000
-#define SROCE_PFC_DEF_CNP_PRIO 6 /* mlx5's cnp_802p_prio default */
 #define SROCE_PFC_DEF_SPEED 10000 /* Mb/s when ethtool reports none */
 #define SROCE_PFC_MIN_SPEED 10 /* range of pfc_speed_mbps */
 #define SROCE_PFC_MAX_SPEED 800000
@@ -60,7 +60,6 @@ struct sroce_pfc {
 	 * on every transmit; one byte per entry, so readers see old or new.
 	 */
 	u8 dscp2prio[SROCE_PFC_NDSCP];
-	u8 cnp_prio; /* skb->priority of CNPs (READ_ONCE) */
 
 	/*
 	 * Bit n set: priority n is paused, requesters of that priority wait.
@@ -88,7 +87,20 @@ struct sroce_pfc {
 	bool dying; /* free: nothing re-arms the timer or queues work */
 	/* Fires at the next expiry, watchdog or restore instant. */
 	struct hrtimer timer;
+
+	/* Generating PFC frames from the receive backlog (pfc_gen.c). */
+	struct sroce_pfc_gen gen;
 };
+
+static inline bool sroce_pfc_mode_sw(enum sroce_pfc_mode mode)
+{
+	return mode == SROCE_PFC_MODE_SW || mode == SROCE_PFC_MODE_BOTH;
+}
+
+static inline bool sroce_pfc_mode_dcb(enum sroce_pfc_mode mode)
+{
+	return mode == SROCE_PFC_MODE_DCB || mode == SROCE_PFC_MODE_BOTH;
+}
 
 /* Device setup/teardown (device.c); free tolerates a device without pfc. */
 int sroce_pfc_alloc(struct sroce_dev *sdev);
@@ -101,8 +113,6 @@ void sroce_pfc_set_speed(struct sroce_dev *sdev, u32 mbps, bool knob);
 
 /* skb->priority of a RoCE packet with traffic class @tclass (pkt.c). */
 u32 sroce_pfc_skb_priority(struct sroce_dev *sdev, u8 tclass);
-/* skb->priority of a CNP (for the congestion-control code). */
-u32 sroce_pfc_cnp_priority(struct sroce_dev *sdev);
 
 /*
  * Transmit gate (req.c): true while the priority of @tclass is paused by
@@ -114,16 +124,43 @@ bool sroce_pfc_tx_paused(struct sroce_dev *sdev, u8 tclass);
 int sroce_pfc_set_mode(struct sroce_dev *sdev, enum sroce_pfc_mode mode);
 int sroce_pfc_set_enable(struct sroce_dev *sdev, u8 enable);
 /* Storm detection (@detect) or restore interval; 0 detect = off. */
+u64 sroce_pfc_get_wd(struct sroce_dev *sdev, bool detect);
 void sroce_pfc_set_wd(struct sroce_dev *sdev, bool detect, u64 ns);
 
+/*
+ * A numeric knob of pfc_sysfs.c: one show and one store for all of them,
+ * range-checked (0 is also accepted when @zero_ok), applied by @set.
+ */
+struct sroce_pfc_knob {
+	struct device_attribute attr;
+	u32 min, max;
+	bool zero_ok; /* 0 means "default" or "off" */
+	bool hex; /* shown as 0xNN (bitmaps) */
+	u32 (*get)(struct sroce_dev *sdev);
+	int (*set)(struct sroce_dev *sdev, u32 val);
+};
+
+enum sroce_pfc_knob_id {
+	SROCE_PFC_KNOB_ENABLE,
+	SROCE_PFC_KNOB_CNP_PRIO,
+	SROCE_PFC_KNOB_STORM_DETECT_MS,
+	SROCE_PFC_KNOB_STORM_RESTORE_MS,
+	SROCE_PFC_KNOB_SPEED_MBPS,
+	SROCE_PFC_KNOB_XON_BYTES,
+	SROCE_PFC_KNOB_HEADROOM_BYTES,
+	SROCE_PFC_KNOB_XOFF_MAX_MS,
+	SROCE_PFC_KNOB_RX_DELAY_US,
+	SROCE_PFC_KNOB_MAX,
+};
+
 /* The pfc_* attributes (pfc_sysfs.c), listed in sroce_dev_attr_group. */
+extern struct sroce_pfc_knob sroce_pfc_knobs[SROCE_PFC_KNOB_MAX];
 extern struct device_attribute sroce_pfc_attr_mode;
-extern struct device_attribute sroce_pfc_attr_enable;
 extern struct device_attribute sroce_pfc_attr_dscp2prio;
-extern struct device_attribute sroce_pfc_attr_cnp_prio;
-extern struct device_attribute sroce_pfc_attr_storm_detect_ms;
-extern struct device_attribute sroce_pfc_attr_storm_restore_ms;
-extern struct device_attribute sroce_pfc_attr_speed_mbps;
 extern struct device_attribute sroce_pfc_attr_state;
+
+/* The attribute of knob @id, for the attribute list of sysfs.c. */
+#define SROCE_PFC_KNOB_ATTR(id) \
+	(&sroce_pfc_knobs[SROCE_PFC_KNOB_##id].attr.attr)
 
 #endif /* _SROCE_PFC_H */

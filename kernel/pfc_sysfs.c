@@ -12,6 +12,7 @@
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
 
+#include "cc.h"
 #include "device.h"
 #include "pfc.h"
 
@@ -57,29 +58,6 @@ static ssize_t pfc_mode_store(struct device *dev, struct device_attribute *attr,
 struct device_attribute sroce_pfc_attr_mode =
 	__ATTR(pfc_mode, 0644, pfc_mode_show, pfc_mode_store);
 
-static ssize_t pfc_enable_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "0x%02x\n",
-			  READ_ONCE(sroce_pfc_of(dev)->enable));
-}
-
-static ssize_t pfc_enable_store(struct device *dev,
-				struct device_attribute *attr, const char *buf,
-				size_t count)
-{
-	u8 enable;
-	int err;
-
-	if (kstrtou8(buf, 0, &enable))
-		return -EINVAL;
-	err = sroce_pfc_set_enable(sroce_pfc_sdev(dev), enable);
-	return err ? err : count;
-}
-
-struct device_attribute sroce_pfc_attr_enable =
-	__ATTR(pfc_enable, 0644, pfc_enable_show, pfc_enable_store);
-
 /* 64 priorities, space separated, index = DSCP. */
 static ssize_t pfc_dscp2prio_show(struct device *dev,
 				  struct device_attribute *attr, char *buf)
@@ -112,127 +90,179 @@ static ssize_t pfc_dscp2prio_store(struct device *dev,
 struct device_attribute sroce_pfc_attr_dscp2prio =
 	__ATTR(pfc_dscp2prio, 0644, pfc_dscp2prio_show, pfc_dscp2prio_store);
 
-static ssize_t pfc_cnp_prio_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
+/* ---- numeric knobs, one table ---- */
+
+static u32 sroce_pfc_enable_get(struct sroce_dev *sdev)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(sroce_pfc_of(dev)->cnp_prio));
+	return READ_ONCE(sdev->pfc->enable);
 }
 
-static ssize_t pfc_cnp_prio_store(struct device *dev,
-				  struct device_attribute *attr,
-				  const char *buf, size_t count)
+static int sroce_pfc_enable_set(struct sroce_dev *sdev, u32 v)
 {
-	u8 prio;
-
-	if (kstrtou8(buf, 0, &prio) || prio >= SROCE_PFC_NPRIO)
-		return -EINVAL;
-	WRITE_ONCE(sroce_pfc_of(dev)->cnp_prio, prio);
-	return count;
+	return sroce_pfc_set_enable(sdev, v);
 }
 
-struct device_attribute sroce_pfc_attr_cnp_prio =
-	__ATTR(pfc_cnp_prio, 0644, pfc_cnp_prio_show, pfc_cnp_prio_store);
-
-static ssize_t sroce_pfc_wd_show(struct device *dev, char *buf, bool detect)
+/*
+ * pfc_cnp_prio is the congestion-control knob ecn/roce_np/cnp_802p_prio
+ * under a PFC name: one value, kept in sdev->cc, that ecn.c gives CNPs.
+ */
+static u32 sroce_pfc_cnp_prio_get(struct sroce_dev *sdev)
 {
-	struct sroce_pfc *pfc = sroce_pfc_of(dev);
-	u64 ns;
-
-	spin_lock_bh(&pfc->lock);
-	ns = detect ? pfc->wd.detect_ns : pfc->wd.recover_ns;
-	spin_unlock_bh(&pfc->lock);
-	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_MSEC));
+	return READ_ONCE(sdev->cc->cnp_802p_prio);
 }
 
-/* detect: 0 (watchdog off) .. max; restore: 1 .. max milliseconds. */
-static ssize_t sroce_pfc_wd_store(struct device *dev, const char *buf,
-				  size_t count, bool detect)
+static int sroce_pfc_cnp_prio_set(struct sroce_dev *sdev, u32 v)
 {
-	u32 ms;
-
-	if (kstrtou32(buf, 0, &ms) || ms > SROCE_PFC_MAX_INTERVAL_MS ||
-	    (!detect && !ms))
-		return -EINVAL;
-	sroce_pfc_set_wd(sroce_pfc_sdev(dev), detect, (u64)ms * NSEC_PER_MSEC);
-	return count;
+	WRITE_ONCE(sdev->cc->cnp_802p_prio, v);
+	return 0;
 }
 
-static ssize_t pfc_storm_detect_ms_show(struct device *dev,
-					struct device_attribute *attr,
-					char *buf)
+static u32 sroce_pfc_detect_get(struct sroce_dev *sdev)
 {
-	return sroce_pfc_wd_show(dev, buf, true);
+	return div_u64(sroce_pfc_get_wd(sdev, true), NSEC_PER_MSEC);
 }
 
-static ssize_t pfc_storm_detect_ms_store(struct device *dev,
-					 struct device_attribute *attr,
-					 const char *buf, size_t count)
+static int sroce_pfc_detect_set(struct sroce_dev *sdev, u32 v)
 {
-	return sroce_pfc_wd_store(dev, buf, count, true);
+	sroce_pfc_set_wd(sdev, true, (u64)v * NSEC_PER_MSEC);
+	return 0;
 }
 
-struct device_attribute sroce_pfc_attr_storm_detect_ms =
-	__ATTR(pfc_storm_detect_ms, 0644, pfc_storm_detect_ms_show,
-	       pfc_storm_detect_ms_store);
-
-static ssize_t pfc_storm_restore_ms_show(struct device *dev,
-					 struct device_attribute *attr,
-					 char *buf)
+static u32 sroce_pfc_restore_get(struct sroce_dev *sdev)
 {
-	return sroce_pfc_wd_show(dev, buf, false);
+	return div_u64(sroce_pfc_get_wd(sdev, false), NSEC_PER_MSEC);
 }
 
-static ssize_t pfc_storm_restore_ms_store(struct device *dev,
-					  struct device_attribute *attr,
-					  const char *buf, size_t count)
+static int sroce_pfc_restore_set(struct sroce_dev *sdev, u32 v)
 {
-	return sroce_pfc_wd_store(dev, buf, count, false);
+	sroce_pfc_set_wd(sdev, false, (u64)v * NSEC_PER_MSEC);
+	return 0;
 }
 
-struct device_attribute sroce_pfc_attr_storm_restore_ms =
-	__ATTR(pfc_storm_restore_ms, 0644, pfc_storm_restore_ms_show,
-	       pfc_storm_restore_ms_store);
+static u32 sroce_pfc_speed_get(struct sroce_dev *sdev)
+{
+	return READ_ONCE(sdev->pfc->speed_knob);
+}
 
-static ssize_t pfc_speed_mbps_show(struct device *dev,
+static int sroce_pfc_speed_set(struct sroce_dev *sdev, u32 v)
+{
+	sroce_pfc_set_speed(sdev, v, true);
+	return 0;
+}
+
+#define SROCE_PFC_GEN_ACCESSORS(name, id)                                \
+	static u32 sroce_pfc_##name##_get(struct sroce_dev *sdev)        \
+	{                                                                \
+		return sroce_pfc_gen_get(sdev, SROCE_PFC_GK_##id);       \
+	}                                                                \
+	static int sroce_pfc_##name##_set(struct sroce_dev *sdev, u32 v) \
+	{                                                                \
+		sroce_pfc_gen_set(sdev, SROCE_PFC_GK_##id, v);           \
+		return 0;                                                \
+	}
+
+SROCE_PFC_GEN_ACCESSORS(xon, XON)
+SROCE_PFC_GEN_ACCESSORS(headroom, HEADROOM)
+SROCE_PFC_GEN_ACCESSORS(xoff_max, XOFF_MAX_MS)
+SROCE_PFC_GEN_ACCESSORS(rx_delay, RX_DELAY_US)
+
+static ssize_t sroce_pfc_knob_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(sroce_pfc_of(dev)->speed_knob));
+	struct sroce_pfc_knob *k =
+		container_of(attr, struct sroce_pfc_knob, attr);
+	u32 v = k->get(sroce_pfc_sdev(dev));
+
+	return sysfs_emit(buf, k->hex ? "0x%02x\n" : "%u\n", v);
 }
 
-/* 0: the netdev's ethtool speed; else SROCE_PFC_MIN_SPEED..MAX_SPEED. */
-static ssize_t pfc_speed_mbps_store(struct device *dev,
+static ssize_t sroce_pfc_knob_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t count)
 {
-	u32 mbps;
+	struct sroce_pfc_knob *k =
+		container_of(attr, struct sroce_pfc_knob, attr);
+	u32 v;
+	int err;
 
-	if (kstrtou32(buf, 0, &mbps) || (mbps && (mbps < SROCE_PFC_MIN_SPEED ||
-						  mbps > SROCE_PFC_MAX_SPEED)))
+	if (kstrtou32(buf, 0, &v))
 		return -EINVAL;
-	sroce_pfc_set_speed(sroce_pfc_sdev(dev), mbps, true);
-	return count;
+	if (!(v == 0 && k->zero_ok) && (v < k->min || v > k->max))
+		return -EINVAL;
+	err = k->set(sroce_pfc_sdev(dev), v);
+	return err ? err : count;
 }
 
-struct device_attribute sroce_pfc_attr_speed_mbps =
-	__ATTR(pfc_speed_mbps, 0644, pfc_speed_mbps_show, pfc_speed_mbps_store);
+#define SROCE_PFC_KNOB(id, _name, _get, _set, _min, _max, ...)           \
+	[SROCE_PFC_KNOB_##                                               \
+		id] = { .attr = __ATTR(_name, 0644, sroce_pfc_knob_show, \
+				       sroce_pfc_knob_store),            \
+			.get = _get,                                     \
+			.set = _set,                                     \
+			.min = _min,                                     \
+			.max = _max,                                     \
+			__VA_ARGS__ }
 
-/* Read-only: priorities whose transmission is paused now, and stormed. */
+struct sroce_pfc_knob sroce_pfc_knobs[SROCE_PFC_KNOB_MAX] = {
+	SROCE_PFC_KNOB(ENABLE, pfc_enable, sroce_pfc_enable_get,
+		       sroce_pfc_enable_set, 0, 0xff, .hex = true),
+	SROCE_PFC_KNOB(CNP_PRIO, pfc_cnp_prio, sroce_pfc_cnp_prio_get,
+		       sroce_pfc_cnp_prio_set, 0, SROCE_PFC_NPRIO - 1),
+	/* 0 turns the watchdog off. */
+	SROCE_PFC_KNOB(STORM_DETECT_MS, pfc_storm_detect_ms,
+		       sroce_pfc_detect_get, sroce_pfc_detect_set, 0,
+		       SROCE_PFC_MAX_INTERVAL_MS),
+	SROCE_PFC_KNOB(STORM_RESTORE_MS, pfc_storm_restore_ms,
+		       sroce_pfc_restore_get, sroce_pfc_restore_set, 1,
+		       SROCE_PFC_MAX_INTERVAL_MS),
+	/* 0: the netdev's ethtool speed. */
+	SROCE_PFC_KNOB(SPEED_MBPS, pfc_speed_mbps, sroce_pfc_speed_get,
+		       sroce_pfc_speed_set, SROCE_PFC_MIN_SPEED,
+		       SROCE_PFC_MAX_SPEED, .zero_ok = true),
+	/* 0: derived from MTU (and speed for the headroom). */
+	SROCE_PFC_KNOB(XON_BYTES, pfc_xon_bytes, sroce_pfc_xon_get,
+		       sroce_pfc_xon_set, SROCE_PFC_MIN_THRESH,
+		       SROCE_PFC_MAX_THRESH, .zero_ok = true),
+	SROCE_PFC_KNOB(HEADROOM_BYTES, pfc_headroom_bytes,
+		       sroce_pfc_headroom_get, sroce_pfc_headroom_set,
+		       SROCE_PFC_MIN_THRESH, SROCE_PFC_MAX_THRESH,
+		       .zero_ok = true),
+	SROCE_PFC_KNOB(XOFF_MAX_MS, pfc_xoff_max_ms, sroce_pfc_xoff_max_get,
+		       sroce_pfc_xoff_max_set, 1, SROCE_PFC_MAX_INTERVAL_MS),
+	/* Testing only (Documentation/pfc.rst); 0 = off. */
+	SROCE_PFC_KNOB(RX_DELAY_US, rx_delay_us, sroce_pfc_rx_delay_get,
+		       sroce_pfc_rx_delay_set, 0, SROCE_PFC_MAX_RX_DELAY_US),
+};
+
+/*
+ * Read-only: priorities whose transmission is paused now, and stormed; the
+ * speed of a quantum; priorities sroce holds by XOFF, the thresholds in
+ * effect and the receive backlog of each priority in bytes.
+ */
 static ssize_t pfc_state_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
 {
 	struct sroce_pfc *pfc = sroce_pfc_of(dev);
 	u8 stormed = 0;
-	int i;
+	int len, i;
 
 	spin_lock_bh(&pfc->lock);
 	for (i = 0; i < SROCE_PFC_NPRIO; i++)
 		if (pfc->rx[i].stormed)
 			stormed |= BIT(i);
 	spin_unlock_bh(&pfc->lock);
-	return sysfs_emit(buf, "paused 0x%02lx stormed 0x%02x speed %u\n",
-			  READ_ONCE(pfc->paused) & 0xff, stormed,
-			  READ_ONCE(pfc->speed_mbps));
+	len = sysfs_emit(buf, "paused 0x%02lx stormed 0x%02x speed %u",
+			 READ_ONCE(pfc->paused) & 0xff, stormed,
+			 READ_ONCE(pfc->speed_mbps));
+	len += sysfs_emit_at(buf, len, " xoff_sent 0x%02x xoff %u xon %u",
+			     sroce_pfc_gen_xoff(pfc),
+			     READ_ONCE(pfc->gen.xoff_bytes),
+			     READ_ONCE(pfc->gen.xon_bytes));
+	len += sysfs_emit_at(buf, len, " backlog");
+	for (i = 0; i < SROCE_PFC_NPRIO; i++)
+		len += sysfs_emit_at(buf, len, " %ld",
+				     atomic_long_read(&pfc->gen.backlog[i]));
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 struct device_attribute sroce_pfc_attr_state =

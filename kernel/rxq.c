@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "device.h"
+#include "pfc.h"
 #include "qp.h"
 #include "recv.h"
 #include "rxq.h"
@@ -68,6 +69,7 @@ static void sroce_rxq_fn(struct work_struct *work)
 	q->busy = true;
 	while ((skb = __skb_dequeue(&q->skbs))) {
 		spin_unlock_bh(&q->lock);
+		sroce_pfc_rx_dequeued(qp->sdev, skb, true);
 		local_bh_disable();
 		rcu_read_lock();
 		sroce_recv_finish(qp, skb);
@@ -121,6 +123,7 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	/* A receive dst may be a noref one, valid only in this softirq. */
 	skb_dst_drop(skb);
+	sroce_pfc_rx_queued(qp->sdev, skb);
 	__skb_queue_tail(&q->skbs, skb);
 	kick = !q->busy;
 	spin_unlock(&q->lock);
@@ -140,6 +143,7 @@ void sroce_rxq_init(struct sroce_qp *qp)
 void sroce_rxq_cleanup(struct sroce_qp *qp)
 {
 	struct sk_buff_head drop;
+	struct sk_buff *skb;
 
 	if (cancel_work_sync(&qp->rxq.work))
 		sroce_qp_put(qp);
@@ -147,5 +151,8 @@ void sroce_rxq_cleanup(struct sroce_qp *qp)
 	spin_lock_bh(&qp->rxq.lock);
 	skb_queue_splice_init(&qp->rxq.skbs, &drop);
 	spin_unlock_bh(&qp->rxq.lock);
-	__skb_queue_purge(&drop);
+	while ((skb = __skb_dequeue(&drop))) {
+		sroce_pfc_rx_dequeued(qp->sdev, skb, false);
+		kfree_skb(skb);
+	}
 }
