@@ -17,11 +17,10 @@
 #include "device.h"
 #include "net.h"
 
-/* Index of the namespace-wide counter, after the per-device ones. */
-#define SROCE_STAT_RX_DROP_NO_DEV SROCE_CNT_MAX
-#define SROCE_STAT_MAX (SROCE_CNT_MAX + 1)
-
-/* Names as `rdma statistic` and hw_counters/ show them. */
+/*
+ * Names as `rdma statistic` and hw_counters/ show them: the port counters
+ * [0, SROCE_CNT_PORT_MAX), then the device ones (counters.h).
+ */
 static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RCVD_PKTS] = { .name = "rcvd_pkts" },
 	[SROCE_CNT_RCVD_BYTES] = { .name = "rcvd_bytes" },
@@ -75,6 +74,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_FR_REG] = { .name = "fast_reg_mr" },
 	[SROCE_CNT_FR_LOCAL_INV] = { .name = "local_invalidate" },
 	[SROCE_CNT_FR_REMOTE_INV] = { .name = "remote_invalidate" },
+	[SROCE_CNT_RX_DROP_NO_DEV] = { .name = "rx_drop_no_dev" },
 	[SROCE_CNT_RX_PRIO0_PAUSE] = { .name = "rx_prio0_pause" },
 	[SROCE_CNT_RX_PRIO1_PAUSE] = { .name = "rx_prio1_pause" },
 	[SROCE_CNT_RX_PRIO2_PAUSE] = { .name = "rx_prio2_pause" },
@@ -129,10 +129,9 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RX_PAUSE_IGNORED] = { .name = "rx_pause_ignored" },
 	[SROCE_CNT_PFC_WD_STORM_DETECTED] = { .name = "pfc_wd_storm_detected" },
 	[SROCE_CNT_PFC_WD_STORM_RESTORED] = { .name = "pfc_wd_storm_restored" },
-	[SROCE_STAT_RX_DROP_NO_DEV] = { .name = "rx_drop_no_dev" },
 };
 
-static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX);
+static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_CNT_MAX);
 
 int sroce_counters_alloc(struct sroce_dev *sdev)
 {
@@ -159,31 +158,42 @@ u64 sroce_counter_read(struct sroce_dev *sdev, enum sroce_counter c)
 static struct rdma_hw_stats *sroce_alloc_port_stats(struct ib_device *ibdev,
 						    u32 port)
 {
-	return rdma_alloc_hw_stats_struct(sroce_stat_descs,
-					  ARRAY_SIZE(sroce_stat_descs),
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs, SROCE_CNT_PORT_MAX,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
-/* ib_core serialises calls per stats struct (stats->lock). */
+static struct rdma_hw_stats *sroce_alloc_dev_stats(struct ib_device *ibdev)
+{
+	return rdma_alloc_hw_stats_struct(&sroce_stat_descs[SROCE_CNT_PORT_MAX],
+					  SROCE_CNT_MAX - SROCE_CNT_PORT_MAX,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/*
+ * ib_core serialises calls per stats struct (stats->lock).  Port 0 is the
+ * device's set.
+ */
 static int sroce_get_hw_stats(struct ib_device *ibdev,
 			      struct rdma_hw_stats *stats, u32 port, int index)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
+	int first = port ? 0 : SROCE_CNT_PORT_MAX;
+	int end = port ? SROCE_CNT_PORT_MAX : SROCE_CNT_MAX;
 	int i;
 
-	if (stats->num_counters != SROCE_STAT_MAX)
+	if (stats->num_counters != end - first)
 		return -EINVAL;
-
-	for (i = 0; i < SROCE_CNT_MAX; i++)
-		stats->value[i] = sroce_counter_read(sdev, i);
+	for (i = first; i < end; i++)
+		stats->value[i - first] = sroce_counter_read(sdev, i);
 	/* sdev->sn is set for the whole registered life of the device. */
-	stats->value[SROCE_STAT_RX_DROP_NO_DEV] =
-		sdev->sn ? sroce_net_rx_drop_no_dev(sdev->sn) : 0;
-
+	if (port)
+		stats->value[SROCE_CNT_RX_DROP_NO_DEV] =
+			sdev->sn ? sroce_net_rx_drop_no_dev(sdev->sn) : 0;
 	return stats->num_counters;
 }
 
 const struct ib_device_ops sroce_counters_ops = {
 	.alloc_hw_port_stats = sroce_alloc_port_stats,
+	.alloc_hw_device_stats = sroce_alloc_dev_stats,
 	.get_hw_stats = sroce_get_hw_stats,
 };

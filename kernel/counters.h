@@ -129,7 +129,24 @@ enum sroce_counter {
 	SROCE_CNT_FR_LOCAL_INV,
 	/* MRs invalidated by a received SEND with Invalidate. */
 	SROCE_CNT_FR_REMOTE_INV,
-	/* ---- PFC (pfc.c), per priority; mlx5 ethtool names ---- */
+	/* XOFF held for half of pfc_xoff_max_ms in one episode (mlx5). */
+	SROCE_CNT_TX_PAUSE_STORM_WARNING,
+	/* XOFF held for pfc_xoff_max_ms: XON sent, XOFF stopped (mlx5). */
+	SROCE_CNT_TX_PAUSE_STORM_ERROR,
+	/* MAC control frames dropped: short, not PFC, reserved bits, no class. */
+	SROCE_CNT_RX_PAUSE_MALFORMED,
+	/* XOFF not honoured: PFC off, priority disabled or stormed. */
+	SROCE_CNT_RX_PAUSE_IGNORED,
+	/* Storm watchdog declared a priority stormed (SONiC). */
+	SROCE_CNT_PFC_WD_STORM_DETECTED,
+	/* Storm watchdog restored a stormed priority (SONiC). */
+	SROCE_CNT_PFC_WD_STORM_RESTORED,
+	/*
+	 * Namespace-wide: RoCE v2 datagrams whose ingress netdev has no
+	 * sroce device (shown on every device of the namespace).
+	 */
+	SROCE_CNT_RX_DROP_NO_DEV,
+	/* ---- PFC per priority (pfc.c), mlx5 ethtool names; device ---- */
 	/* PFC frames received asking priority 0 to pause (XOFF, mlx5). */
 	SROCE_CNT_RX_PRIO0_PAUSE,
 	/* PFC frames received asking priority 1 to pause (XOFF, mlx5). */
@@ -226,20 +243,16 @@ enum sroce_counter {
 	SROCE_CNT_TX_PRIO6_PAUSE_TRANSITION,
 	/* XON sent for priority 7 after an XOFF: transitions (mlx5). */
 	SROCE_CNT_TX_PRIO7_PAUSE_TRANSITION,
-	/* XOFF held for half of pfc_xoff_max_ms in one episode (mlx5). */
-	SROCE_CNT_TX_PAUSE_STORM_WARNING,
-	/* XOFF held for pfc_xoff_max_ms: XON sent, XOFF stopped (mlx5). */
-	SROCE_CNT_TX_PAUSE_STORM_ERROR,
-	/* MAC control frames dropped: short, not PFC, reserved bits, no class. */
-	SROCE_CNT_RX_PAUSE_MALFORMED,
-	/* XOFF not honoured: PFC off, priority disabled or stormed. */
-	SROCE_CNT_RX_PAUSE_IGNORED,
-	/* Storm watchdog declared a priority stormed (SONiC). */
-	SROCE_CNT_PFC_WD_STORM_DETECTED,
-	/* Storm watchdog restored a stormed priority (SONiC). */
-	SROCE_CNT_PFC_WD_STORM_RESTORED,
 	SROCE_CNT_MAX,
 };
+
+/*
+ * Counters before this one are port counters (`rdma statistic`,
+ * ports/1/hw_counters/); the per-priority PFC ones from here on are device
+ * counters (hw_counters/ of the device): with them, the one netlink
+ * message `rdma statistic` gets would not hold every counter.
+ */
+#define SROCE_CNT_PORT_MAX SROCE_CNT_RX_PRIO0_PAUSE
 
 struct sroce_counters {
 	u64 val[SROCE_CNT_MAX];

@@ -42,9 +42,11 @@ g1=$(gid_index sroce1 10.11.0.1)
 g2=$(gid_index sroce2 10.11.0.2)
 port=18800
 
+# cnt DEV NAME: a port counter, or a device one (PFC per priority).
 cnt() {
-	local v
-	read -r v <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" || v=0
+	local v d=/sys/class/infiniband/$1
+	read -r v 2>/dev/null <"$d/ports/1/hw_counters/$2" ||
+		read -r v <"$d/hw_counters/$2" || v=0
 	echo "${v:-0}"
 }
 
