@@ -424,9 +424,20 @@ int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen)
 {
 	unsigned int headroom =
 		LL_RESERVED_SPACE(sdev->ndev) + SROCE_PKT_NET_HDR;
+	/*
+	 * The batch is one IP datagram until it is split: its length must
+	 * fit the 16-bit IP length field (with the larger, IPv6 header) and
+	 * what the netdev takes as one GSO skb.
+	 */
+	u32 room = min_t(u32, U16_MAX, READ_ONCE(sdev->ndev->gso_max_size)) -
+		   SROCE_PKT_NET_HDR;
 
 	b->nseg = 0;
 	b->seglen = seglen;
+	b->max = min3(room / seglen, (u32)SROCE_TXB_MAX,
+		      (u32)READ_ONCE(sdev->ndev->gso_max_segs));
+	if (b->max < 2)
+		return -EMSGSIZE;
 	b->skb = alloc_skb(headroom, GFP_ATOMIC);
 	if (unlikely(!b->skb))
 		return -ENOMEM;
@@ -439,7 +450,7 @@ void *sroce_txb_add(struct sroce_txb *b, u32 len)
 	struct sk_buff *skb = b->skb;
 	void *seg;
 
-	if (WARN_ON_ONCE(len > b->seglen || b->nseg >= SROCE_TXB_MAX))
+	if (b->nseg >= b->max || WARN_ON_ONCE(len > b->seglen))
 		return NULL;
 	seg = netdev_alloc_frag(len);
 	if (unlikely(!seg))

@@ -89,13 +89,17 @@ struct sroce_txb {
 	struct sk_buff *skb;
 	u32 seglen;
 	u32 nseg;
+	u32 max; /* segments it may hold: datagram and GSO size limits */
 	u8 *seg[SROCE_TXB_MAX]; /* BTH of each segment */
 	u32 len[SROCE_TXB_MAX]; /* its length, ICRC included */
 };
 
 /* Does the device send batches (tx_batch and the netdev's kind)? */
 bool sroce_txb_enabled(const struct sroce_dev *sdev);
-/* An empty batch of @seglen-byte segments; -ENOMEM. */
+/*
+ * An empty batch of @seglen-byte segments; -ENOMEM, or -EMSGSIZE if not two
+ * of them fit one datagram.
+ */
 int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen);
 /*
  * Room for one more segment of @len bytes (ICRC included, <= seglen; only

@@ -616,6 +616,7 @@ static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	struct sroce_req_pkt p;
 	bool ended = false;
 	struct sroce_txb b;
+	int err;
 
 	lockdep_assert_held(&req->lock);
 
@@ -629,8 +630,9 @@ static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	sroce_req_next_pkt(qp, swqe, swqe->sent, &p);
 	if (max < 2 || p.len != seglen)
 		return 0;
-	if (sroce_txb_begin(&b, qp->sdev, seglen))
-		return -EAGAIN;
+	err = sroce_txb_begin(&b, qp->sdev, seglen);
+	if (err)
+		return err == -ENOMEM ? -EAGAIN : 0;
 
 	/* Build on copies of the sequence state; commit once all are built. */
 	sent = swqe->sent;
