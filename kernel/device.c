@@ -237,6 +237,7 @@ static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
 static void sroce_dev_release_resources(struct sroce_dev *sdev)
 {
 	sroce_pfc_free(sdev);
+	sroce_txpool_fini(&sdev->txpool);
 	sroce_net_detach(sdev);
 	sroce_cc_sysfs_del(sdev);
 	sroce_cc_dev_fini(sdev);
@@ -367,6 +368,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 		return err;
 	if (sroce_counters_alloc(sdev))
 		return -ENOMEM;
+	err = sroce_txpool_init(&sdev->txpool);
+	if (err)
+		return err;
 	return sroce_pfc_alloc(sdev);
 }
 

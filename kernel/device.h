@@ -16,6 +16,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "txpool.h"
+
 struct sroce_net;
 struct sroce_counters;
 struct sroce_cc_dev;
@@ -91,6 +93,8 @@ struct sroce_dev {
 	bool rx_steer;
 	/* enum sroce_tx_batch (pkt.h); sysfs tx_batch, read with READ_ONCE. */
 	u8 tx_batch;
+	/* Segment memory of transmit batches (txpool.h has its rules). */
+	struct sroce_txpool txpool;
 
 	/* Live objects per kind, checked against attr limits on create. */
 	atomic_t res_count[SROCE_RES_MAX];

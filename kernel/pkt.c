@@ -432,6 +432,7 @@ int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen)
 	u32 room = min_t(u32, U16_MAX, READ_ONCE(sdev->ndev->gso_max_size)) -
 		   SROCE_PKT_NET_HDR;
 
+	b->pool = &sdev->txpool;
 	b->nseg = 0;
 	b->seglen = seglen;
 	b->max = min3(room / seglen, (u32)SROCE_TXB_MAX,
@@ -448,15 +449,16 @@ int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen)
 void *sroce_txb_add(struct sroce_txb *b, u32 len)
 {
 	struct sk_buff *skb = b->skb;
+	unsigned int off;
+	struct page *page;
 	void *seg;
 
 	if (b->nseg >= b->max || WARN_ON_ONCE(len > b->seglen))
 		return NULL;
-	seg = netdev_alloc_frag(len);
+	seg = sroce_txpool_alloc(b->pool, len, &page, &off);
 	if (unlikely(!seg))
 		return NULL;
-	skb_fill_page_desc(skb, b->nseg, virt_to_head_page(seg),
-			   seg - page_address(virt_to_head_page(seg)), len);
+	skb_fill_page_desc(skb, b->nseg, page, off, len);
 	skb->len += len;
 	skb->data_len += len;
 	skb->truesize += len;
@@ -470,6 +472,58 @@ void sroce_txb_abort(struct sroce_txb *b)
 {
 	kfree_skb(b->skb);
 	b->skb = NULL;
+}
+
+/* Segment bytes of a packet: headers, payload, pad and ICRC. */
+static u32 sroce_txb_pkt_len(const struct sroce_txb_pkt *p)
+{
+	return sroce_opcode_hdr_len(sroce_opcode_info(p->opcode)) + p->paylen +
+	       sroce_bth_pad_for(p->paylen) + SROCE_ICRC_LEN;
+}
+
+int sroce_txb_build(struct sroce_txb *b, struct sroce_dev *sdev, u32 mtu,
+		    u32 max, const struct sroce_txb_src *src, void *ctx)
+{
+	u32 seglen = SROCE_BTH_LEN + mtu + SROCE_ICRC_LEN;
+	struct sroce_txb_pkt p;
+	u32 n;
+	int err;
+
+	src->next(ctx, &p);
+	if (max < 2 || p.last || sroce_txb_pkt_len(&p) != seglen)
+		return 0;
+	err = sroce_txb_begin(b, sdev, seglen);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (n = 0; n < max; n++) {
+		u32 len, hdrlen;
+		u8 *bth;
+
+		if (n)
+			src->next(ctx, &p);
+		len = sroce_txb_pkt_len(&p);
+		if (len > seglen)
+			break;
+		bth = sroce_txb_add(b, len);
+		if (!bth)
+			break;
+		hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p.opcode));
+		memset(bth, 0, hdrlen);
+		memset(bth + hdrlen + p.paylen, 0, sroce_bth_pad_for(p.paylen));
+		if (src->fill(ctx, &p, bth)) {
+			n = 0; /* the one-packet path reports it */
+			break;
+		}
+		if (p.last || len < seglen) {
+			n++;
+			break;
+		}
+	}
+	if (n < 2) {
+		sroce_txb_abort(b);
+		return 0;
+	}
+	return n;
 }
 
 int sroce_txb_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,

@@ -87,6 +87,7 @@ enum sroce_tx_batch {
  */
 struct sroce_txb {
 	struct sk_buff *skb;
+	struct sroce_txpool *pool; /* where the segments come from */
 	u32 seglen;
 	u32 nseg;
 	u32 max; /* segments it may hold: datagram and GSO size limits */
@@ -108,6 +109,35 @@ int sroce_txb_begin(struct sroce_txb *b, struct sroce_dev *sdev, u32 seglen);
  */
 void *sroce_txb_add(struct sroce_txb *b, u32 len);
 void sroce_txb_abort(struct sroce_txb *b);
+/*
+ * Where the packets of a batch come from (sroce_txb_build()).  The builder
+ * keeps its own cursor in @ctx; fill() advances it past the packet.
+ */
+struct sroce_txb_pkt {
+	u8 opcode;
+	bool last; /* the message's last packet */
+	u32 paylen;
+};
+
+struct sroce_txb_src {
+	/* The shape of the packet at the cursor. */
+	void (*next)(void *ctx, struct sroce_txb_pkt *p);
+	/*
+	 * Fill in the headers at @bth (zeroed, as is the pad) and copy the
+	 * payload behind them; nonzero if the copy fails.
+	 */
+	int (*fill)(void *ctx, const struct sroce_txb_pkt *p, u8 *bth);
+};
+
+/*
+ * Build a batch of at most @max packets of @mtu payload bytes from @src:
+ * as many full-size packets as come, then one shorter if it is the
+ * message's last.  Returns the number built (at least 2; the caller sends
+ * the batch with sroce_txb_xmit()), 0 if no batch was possible (nothing is
+ * kept; the caller sends one packet the usual way), or -ENOMEM.
+ */
+int sroce_txb_build(struct sroce_txb *b, struct sroce_dev *sdev, u32 mtu,
+		    u32 max, const struct sroce_txb_src *src, void *ctx);
 /* Like sroce_pkt_xmit() for a batch of at least one segment; consumes it. */
 int sroce_txb_xmit(struct sroce_dev *sdev, const struct sroce_av *av, u16 sport,
 		   struct sroce_txb *b);

@@ -479,6 +479,28 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 }
 
 /*
+ * The BTH and extension headers of a request packet at @bth.  AckReq goes
+ * on every RC message's last packet and every SROCE_REQ_ACKREQ_EVERY
+ * packets (*@since_ackreq counts them).
+ */
+static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				u8 opcode, u32 paylen, bool last, u32 dqpn,
+				u32 psn, u32 *since_ackreq, void *bth)
+{
+	const struct sroce_opcode_info *oi = sroce_opcode_info(opcode);
+	bool ackreq = qp->init.qp_type == IB_QPT_RC &&
+		      (last || ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
+	bool se = last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
+		  (oi->flags & SROCE_OPF_SE_OK);
+
+	if (ackreq)
+		*since_ackreq = 0;
+	sroce_bth_init(bth, opcode, se, sroce_bth_pad_for(paylen),
+		       SROCE_DEFAULT_PKEY, dqpn, ackreq, psn);
+	sroce_req_fill_ext(qp, swqe, oi, bth, last);
+}
+
+/*
  * Send the next packet of the WQE at req.next.  Returns 0, -EAGAIN to stop
  * for now (allocation failure: retried from the work item) or -EIO after a
  * fatal local error.
@@ -489,7 +511,7 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	const struct sroce_av *av = &qp->av;
 	const struct sroce_opcode_info *oi;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
-	bool first, last, rd_atomic, ackreq;
+	bool first, last, rd_atomic;
 	u32 paylen, psn, dqpn;
 	struct sk_buff *skb;
 	void *bth;
@@ -523,16 +545,8 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	psn = req->psn;
-	ackreq = rc &&
-		 (last || ++req->pkts_since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
-	if (ackreq)
-		req->pkts_since_ackreq = 0;
-	sroce_bth_init(bth, opcode,
-		       last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
-			       (oi->flags & SROCE_OPF_SE_OK),
-		       (4 - (paylen & 3)) & 3, SROCE_DEFAULT_PKEY, dqpn, ackreq,
-		       psn);
-	sroce_req_fill_ext(qp, swqe, oi, bth, last);
+	sroce_req_fill_hdrs(qp, swqe, opcode, paylen, last, dqpn, psn,
+			    &req->pkts_since_ackreq, bth);
 
 	if (rd_atomic) {
 		/* A READ request occupies the PSNs of its responses. */
@@ -559,28 +573,6 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 /* ---- batches: equal-size packets as one GSO skb (pkt.h) ---- */
 
-/* The next packet of the WQE: opcode, header and payload bytes. */
-struct sroce_req_pkt {
-	u8 opcode;
-	bool last;
-	u32 hdrlen; /* BTH and extension headers */
-	u32 paylen;
-	u32 len; /* segment bytes: headers, payload, pad, ICRC */
-};
-
-static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			       u32 sent, struct sroce_req_pkt *p)
-{
-	u32 pad;
-
-	p->paylen = min_t(u64, qp->req.mtu, swqe->len - sent);
-	p->last = sent + p->paylen >= swqe->len;
-	p->opcode = sroce_req_opcode(qp, swqe->wqe.opcode, !sent, p->last);
-	p->hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
-	pad = (4 - (p->paylen & 3)) & 3;
-	p->len = p->hdrlen + p->paylen + pad + SROCE_ICRC_LEN;
-}
-
 /*
  * May the WQE at req.next go out in batches from here?  RC and UC SEND
  * and WRITE messages with at least two packets left, while no rate limit
@@ -599,24 +591,59 @@ static bool sroce_req_batch_ok(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return !READ_ONCE(qp->cc.active) && sroce_txb_enabled(qp->sdev);
 }
 
+/* A batch's cursor in the WQE at req.next (sroce_txb_build()). */
+struct sroce_req_txb {
+	struct sroce_qp *qp;
+	struct sroce_swqe *swqe;
+	u32 sent;
+	u32 psn;
+	u32 since_ackreq;
+};
+
+static void sroce_req_txb_next(void *ctx, struct sroce_txb_pkt *p)
+{
+	struct sroce_req_txb *t = ctx;
+
+	p->paylen = min_t(u64, t->qp->req.mtu, t->swqe->len - t->sent);
+	p->last = t->sent + p->paylen >= t->swqe->len;
+	p->opcode =
+		sroce_req_opcode(t->qp, t->swqe->wqe.opcode, !t->sent, p->last);
+}
+
+static int sroce_req_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
+{
+	struct sroce_req_txb *t = ctx;
+	u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
+
+	if (sroce_req_copy_payload(t->qp, t->swqe, bth + hdrlen, p->paylen,
+				   t->sent))
+		return -EFAULT;
+	sroce_req_fill_hdrs(t->qp, t->swqe, p->opcode, p->paylen, p->last,
+			    t->qp->req.dest_qpn, t->psn, &t->since_ackreq, bth);
+	t->psn = sroce_psn_next(t->psn);
+	t->sent += p->paylen;
+	return 0;
+}
+
+static const struct sroce_txb_src sroce_req_txb_src = {
+	.next = sroce_req_txb_next,
+	.fill = sroce_req_txb_fill,
+};
+
 /*
- * Send up to @max packets of the WQE at req.next as one batch: as many
- * consecutive packets as have the size of a full middle packet, and then
- * one shorter if it is the message's last.  Returns the number of packets
- * sent, 0 if no batch was possible (the caller sends one packet the usual
- * way, which also reports a bad local SGE), or -EAGAIN (no memory).
+ * Send up to @max packets of the WQE at req.next as one batch
+ * (sroce_txb_build()).  Returns the number of packets sent, 0 if no batch
+ * was possible (the caller sends one packet the usual way, which also
+ * reports a bad local SGE), or -EAGAIN (no memory).
  */
 static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 				u32 max)
 {
-	u32 seglen = SROCE_BTH_LEN + qp->req.mtu + SROCE_ICRC_LEN;
 	struct sroce_req *req = &qp->req;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
-	u32 sent, psn, since_ackreq, n;
-	struct sroce_req_pkt p;
-	bool ended = false;
+	struct sroce_req_txb t;
 	struct sroce_txb b;
-	int err;
+	int n;
 
 	lockdep_assert_held(&req->lock);
 
@@ -626,69 +653,26 @@ static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		max = min_t(s32, max,
 			    SROCE_REQ_WINDOW -
 				    sroce_psn_diff(req->psn, req->una_psn));
-	max = min_t(u32, max, SROCE_TXB_MAX);
-	sroce_req_next_pkt(qp, swqe, swqe->sent, &p);
-	if (max < 2 || p.len != seglen)
-		return 0;
-	err = sroce_txb_begin(&b, qp->sdev, seglen);
-	if (err)
-		return err == -ENOMEM ? -EAGAIN : 0;
-
 	/* Build on copies of the sequence state; commit once all are built. */
-	sent = swqe->sent;
-	psn = req->psn;
-	since_ackreq = req->pkts_since_ackreq;
-	for (n = 0; n < max; n++) {
-		bool ackreq, se;
-		void *bth;
+	t = (struct sroce_req_txb){ .qp = qp,
+				    .swqe = swqe,
+				    .sent = swqe->sent,
+				    .psn = req->psn,
+				    .since_ackreq = req->pkts_since_ackreq };
+	n = sroce_txb_build(&b, qp->sdev, req->mtu, max, &sroce_req_txb_src,
+			    &t);
+	if (n <= 0)
+		return n == -ENOMEM ? -EAGAIN : 0;
 
-		if (n)
-			sroce_req_next_pkt(qp, swqe, sent, &p);
-		if (p.len > seglen)
-			break;
-		bth = sroce_txb_add(&b, p.len);
-		if (!bth)
-			break;
-		memset(bth, 0, p.hdrlen);
-		memset(bth + p.hdrlen + p.paylen, 0, /* pad */
-		       p.len - SROCE_ICRC_LEN - p.hdrlen - p.paylen);
-		if (sroce_req_copy_payload(qp, swqe, bth + p.hdrlen, p.paylen,
-					   sent)) {
-			/* The one-packet path reports it. */
-			sroce_txb_abort(&b);
-			return 0;
-		}
-		ackreq = rc &&
-			 (p.last || ++since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
-		if (ackreq)
-			since_ackreq = 0;
-		se = p.last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
-		     (sroce_opcode_info(p.opcode)->flags & SROCE_OPF_SE_OK);
-		sroce_bth_init(bth, p.opcode, se, (4 - (p.paylen & 3)) & 3,
-			       SROCE_DEFAULT_PKEY, req->dest_qpn, ackreq, psn);
-		sroce_req_fill_ext(qp, swqe, sroce_opcode_info(p.opcode), bth,
-				   p.last);
-		psn = sroce_psn_next(psn);
-		sent += p.paylen;
-		if (p.last || p.len < seglen) {
-			ended = p.last;
-			n++;
-			break;
-		}
-	}
-	if (n < 2) {
-		sroce_txb_abort(&b);
-		return 0;
-	}
-
-	req->psn = psn;
-	req->pkts_since_ackreq = since_ackreq;
-	swqe->sent = sent;
+	req->psn = t.psn;
+	req->pkts_since_ackreq = t.since_ackreq;
+	swqe->sent = t.sent;
+	sroce_cc_sent(qp, &qp->cc, b.skb->len);
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
 	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
 	if (rc)
 		sroce_comp_arm_retrans(qp);
-	if (ended) {
+	if (t.sent >= swqe->len) {
 		req->next++;
 		if (!rc)
 			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);

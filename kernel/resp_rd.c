@@ -127,63 +127,70 @@ static struct sk_buff *sroce_rd_skb(struct sroce_resp_ctx *c, u8 opcode,
 	return skb;
 }
 
+/* A batch's cursor in a READ response (sroce_txb_build()). */
+struct sroce_rd_txb {
+	struct sroce_resp_ctx *c;
+	struct sroce_resp_rd *e;
+	struct sroce_mr *mr;
+	u32 off;
+};
+
+static void sroce_rd_txb_next(void *ctx, struct sroce_txb_pkt *p)
+{
+	struct sroce_rd_txb *t = ctx;
+
+	p->paylen = min_t(u32, t->c->mtu, t->e->len - t->off);
+	p->opcode = sroce_rd_opcode(t->off, p->paylen, t->e->len);
+	p->last = t->off + p->paylen >= t->e->len;
+}
+
+static int sroce_rd_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
+{
+	struct sroce_rd_txb *t = ctx;
+	u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
+
+	sroce_rd_fill_hdr(t->c, bth, p->opcode, p->paylen,
+			  sroce_psn_add(t->e->psn, t->off / t->c->mtu),
+			  t->e->msn);
+	if (sroce_mem_mr_copy(t->mr, t->e->va + t->off, bth + hdrlen, p->paylen,
+			      SROCE_FROM_MEM))
+		return -EFAULT;
+	t->off += p->paylen;
+	return 0;
+}
+
+static const struct sroce_txb_src sroce_rd_txb_src = {
+	.next = sroce_rd_txb_next,
+	.fill = sroce_rd_txb_fill,
+};
+
 /*
- * READ response packets of @e from resp.rd_off on as one batch (pkt.h):
- * the middle packets, and the last if it is not longer, at most @max.
- * Returns the number sent, or 0 if no batch was possible (the caller
- * sends one packet the usual way, which also reports a failed copy).
+ * READ response packets of @e from resp.rd_off on as one batch
+ * (sroce_txb_build()), at most @max.  The first packet carries an AETH
+ * and never starts one.  Returns the number sent, or 0 if no batch was
+ * possible (the caller sends one packet the usual way, which also reports
+ * a failed copy).
  */
 static u32 sroce_rd_send_batch(struct sroce_resp_ctx *c,
 			       struct sroce_resp_rd *e, struct sroce_mr *mr,
 			       u32 max)
 {
-	u32 seglen = SROCE_BTH_LEN + c->mtu + SROCE_ICRC_LEN;
+	struct sroce_rd_txb t = { .c = c, .e = e, .mr = mr };
 	struct sroce_resp *r = &c->qp->resp;
-	u32 off = r->rd_off, n = 0;
 	struct sroce_txb b;
+	int n;
 
-	/* The first packet carries an AETH: never part of a batch. */
-	if (!off || max < 2 || e->len - off <= c->mtu ||
-	    READ_ONCE(c->qp->cc.active) || !sroce_txb_enabled(c->sdev))
+	if (!r->rd_off || READ_ONCE(c->qp->cc.active) ||
+	    !sroce_txb_enabled(c->sdev))
 		return 0;
-	if (sroce_txb_begin(&b, c->sdev, seglen))
+	t.off = r->rd_off;
+	n = sroce_txb_build(&b, c->sdev, c->mtu, max, &sroce_rd_txb_src, &t);
+	if (n <= 0)
 		return 0;
-	max = min_t(u32, max, SROCE_TXB_MAX);
-	while (n < max && off < e->len) {
-		u32 len = min_t(u32, c->mtu, e->len - off);
-		u8 opcode = sroce_rd_opcode(off, len, e->len);
-		u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(opcode));
-		u32 pad = sroce_bth_pad_for(len);
-		u32 seg = hdrlen + len + pad + SROCE_ICRC_LEN;
-		u8 *bth;
-
-		if (seg > seglen)
-			break;
-		bth = sroce_txb_add(&b, seg);
-		if (!bth)
-			break;
-		memset(bth, 0, hdrlen);
-		memset(bth + hdrlen + len, 0, pad);
-		sroce_rd_fill_hdr(c, bth, opcode, len,
-				  sroce_psn_add(e->psn, off / c->mtu), e->msn);
-		if (sroce_mem_mr_copy(mr, e->va + off, bth + hdrlen, len,
-				      SROCE_FROM_MEM)) {
-			sroce_txb_abort(&b);
-			return 0;
-		}
-		off += len;
-		n++;
-		if (seg < seglen)
-			break;
-	}
-	if (n < 2) {
-		sroce_txb_abort(&b);
-		return 0;
-	}
-	sroce_cc_sent(c->qp, &c->qp->cc, off - r->rd_off);
+	sroce_cc_sent(c->qp, &c->qp->cc, b.skb->len);
 	sroce_counter_inc(c->sdev, SROCE_CNT_TX_BATCHES);
 	sroce_txb_xmit(c->sdev, &c->av, sroce_qp_sport(c->qp), &b);
-	r->rd_off = off;
+	r->rd_off = t.off;
 	return n;
 }
 
