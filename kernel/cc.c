@@ -27,7 +27,6 @@
 #include "ecn.h"
 #include "proto/hdr.h"
 #include "qp.h"
-#include "restrack.h"
 #include "recv.h"
 #include "req.h"
 #include "resp_rd.h"
@@ -393,13 +392,11 @@ void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
 	consume_skb(skb);
 }
 
-/* ---- rdma resource show qp -dd ---- */
+/* ---- rdma resource show qp -dd (restrack.c) ---- */
 
-static int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
+int sroce_cc_fill_res(struct sk_buff *msg, struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_qp_cc *cc = &qp->cc;
-	struct nlattr *table;
 	unsigned long flags;
 	u32 alpha = 0;
 	u64 rate;
@@ -410,20 +407,9 @@ static int sroce_cc_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		alpha = cc->algo->ops->alpha(&cc->st);
 	spin_unlock_irqrestore(&cc->lock, flags);
 
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "cc_algo", cc->algo->ops->name) ||
 	    rdma_nl_put_driver_u64(msg, "cc_rate_kbps", rate) ||
-	    rdma_nl_put_driver_u32(msg, "cc_alpha_q20", alpha) ||
-	    sroce_restrack_fill_qp(msg, qp)) {
-		nla_nest_cancel(msg, table);
+	    rdma_nl_put_driver_u32(msg, "cc_alpha_q20", alpha))
 		return -EMSGSIZE;
-	}
-	nla_nest_end(msg, table);
 	return 0;
 }
-
-const struct ib_device_ops sroce_cc_dev_ops = {
-	.fill_res_qp_entry = sroce_cc_fill_res_qp,
-};

@@ -124,8 +124,11 @@ static inline void sroce_cc_sent(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 /* Receive path: a CNP (recv.c; softirq, RCU held).  Consumes @skb. */
 void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb);
 
-/* rdma resource show qp: driver attributes (cc_algo, rate, alpha). */
-extern const struct ib_device_ops sroce_cc_dev_ops;
+/*
+ * rdma resource show qp -dd: appends cc_algo, cc_rate_kbps and cc_alpha_q20
+ * to an open driver-attribute nest (restrack.c); -EMSGSIZE if full.
+ */
+int sroce_cc_fill_res(struct sk_buff *msg, struct sroce_qp *qp);
 
 /* Line rate of the device's port in kbit/s. */
 u64 sroce_cc_port_rate(struct sroce_dev *sdev);

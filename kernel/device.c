@@ -470,7 +470,6 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(&sdev->ib_dev, &sroce_dev_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_counters_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_verbs_ops);
-	ib_set_device_ops(&sdev->ib_dev, &sroce_cc_dev_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_restrack_dev_ops);
 	get_device(&sdev->ib_dev.dev);
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);

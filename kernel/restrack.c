@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * restrack.c - transport state of a QP as netlink driver attributes (see
+ * restrack.c - QP and CQ state as netlink driver attributes (see
  * restrack.h).  A snapshot: each part is read under the lock that guards
  * it, the parts are not consistent with each other.
  */
 #include <rdma/restrack.h>
 
+#include "cc.h"
 #include "cq.h"
 #include "qp.h"
 #include "restrack.h"
@@ -59,12 +60,18 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	spin_unlock_bh(&qp->rxq.lock);
 }
 
-int sroce_restrack_fill_qp(struct sk_buff *msg, struct sroce_qp *qp)
+static int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
+	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_restrack_snap s;
+	struct nlattr *table;
 
 	sroce_restrack_snap(qp, &s);
-	if (rdma_nl_put_driver_u32_hex(msg, "sq_psn", s.psn) ||
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (sroce_cc_fill_res(msg, qp) ||
+	    rdma_nl_put_driver_u32_hex(msg, "sq_psn", s.psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "una_psn", s.una_psn) ||
 	    rdma_nl_put_driver_u32(msg, "wqe_next", s.next) ||
 	    rdma_nl_put_driver_u32(msg, "wqe_fetched", s.fetched) ||
@@ -84,8 +91,11 @@ int sroce_restrack_fill_qp(struct sk_buff *msg, struct sroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "rxq_len", s.rxq_len) ||
 	    rdma_nl_put_driver_u32(msg, "rxq_busy", s.rxq_busy) ||
 	    rdma_nl_put_driver_u32(msg, "sq_ring_prod", s.sq_hdr_prod) ||
-	    rdma_nl_put_driver_u32(msg, "sq_ring_cons", s.sq_hdr_cons))
+	    rdma_nl_put_driver_u32(msg, "sq_ring_cons", s.sq_hdr_cons)) {
+		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
 	return 0;
 }
 
@@ -123,5 +133,6 @@ static int sroce_restrack_fill_cq(struct sk_buff *msg, struct ib_cq *ibcq)
 }
 
 const struct ib_device_ops sroce_restrack_dev_ops = {
+	.fill_res_qp_entry = sroce_restrack_fill_qp,
 	.fill_res_cq_entry = sroce_restrack_fill_cq,
 };

@@ -7,15 +7,12 @@
 #ifndef _SROCE_RESTRACK_H
 #define _SROCE_RESTRACK_H
 
-#include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
 
-struct sroce_qp;
-
-/* rdma resource show cq -dd: ring indices (fill_res_cq_entry). */
+/*
+ * fill_res_qp_entry (congestion control from cc.c, then the transport
+ * state) and fill_res_cq_entry (ring indices).
+ */
 extern const struct ib_device_ops sroce_restrack_dev_ops;
-
-/* Appends to an open RDMA_NLDEV_ATTR_DRIVER nest; -EMSGSIZE if full. */
-int sroce_restrack_fill_qp(struct sk_buff *msg, struct sroce_qp *qp);
 
 #endif /* _SROCE_RESTRACK_H */

@@ -195,6 +195,9 @@ def test_rp(rig):
     check('rdma resource show qp -dd: rate after the flood = rpg_min_rate',
           m is not None and int(m.group(1)) == 2000 and
           'cc_algo dcqcn' in out, out)
+    check('rdma resource show qp -dd: transport state beside it',
+          all(a in out for a in ('sq_psn', 'una_psn', 'rq_epsn', 'rxq_len')),
+          out)
     n, paced = read_span(rig, qp, 116, 2048)
     print('# 2 KB READ after the flood: %.1f ms' % (paced * 1e3))
     # Floor rpg_min_rate 2 Mb/s: one gap of 1040 bytes is 4.2 ms.
@@ -277,7 +280,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..24')
+    print('1..25')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
