@@ -222,6 +222,15 @@ t "2 sized flows (20 MB) complete; the last within 8-32 ms" size \
 # NVIDIA flavour and the kernel's pacing.
 t "mlx flavour: CNPs reduce the rate below line rate" mlx two-flow.ini \
 	"${short[@]}" "${mlx[@]}" -- 'cnps > 10' '!rate_below $d 39'
+# Sampling only looks (at a copy of the cc state): the whole run's
+# counters do not depend on how often it samples.
+run samp1 two-flow.ini "${short[@]}" "${mlx[@]}" -D sim.sample_us=1000
+counters() {
+	grep -E '^(flow[0-9]+|marks|cnps|pauses|drops) ' "$tmp/$1/summary.txt" |
+		sed 's/ gbps [0-9.]*//'
+}
+[ -n "$(counters mlx)" ] && [ "$(counters mlx)" = "$(counters samp1)" ]
+ok $? "sampling every 10 or 1000 us: the same marks, CNPs, pauses, bytes sent"
 # A first CNP sets 1 Mb/s: the 1 KB packet sent then departs 8 ms later,
 # but sroce_cc_pace_check() lets the QP go as soon as the 300 us timer
 # has raised its rate (the pacing before it waited the 8 ms).
