@@ -5,14 +5,18 @@
 # scripts/check.sh next to the unit tests.  Builds the simulator, runs
 # small scenarios and asserts properties of the DCQCN paper (convergence,
 # fairness, queue between Kmin and Kmax, PFC-only pauses and their log),
-# the go-back-N transport on the guest testbed's parameters (window,
-# loss recovery, DCQCN cut/recovery cycles), determinism (two runs
-# byte-identical, another seed differs) and the parser's errors.
+# the kernel's pacing (sroce_cc_pace_check()), the go-back-N transport on
+# the guest testbed's parameters (window, loss recovery, DCQCN
+# cut/recovery cycles), determinism (two runs byte-identical, another seed
+# differs) and the parser's errors.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
+# '!COMMAND' conditions are single-quoted: t() expands them per run.
+# shellcheck disable=SC2016
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 sc=$top/tools/ccsim/scenarios
 sim=$top/build/ccsim/ccsim
+san_sim=$top/build/ccsim-san/ccsim
 tmp=$(mktemp -d /tmp/sroce-sim.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -30,238 +34,258 @@ ok() {
 	fi
 }
 
-# val FILE KEY: a summary value
+# val NAME KEY: a summary value of run NAME
 val() {
-	sed -n "s/^$2 = //p" "$1"
+	sed -n "s/^$2 = //p" "$tmp/$1/summary.txt"
 }
 
-# check FILE EXPR...: awk over the summary's values, e.g. 'jain >= 0.95'
+# check NAME 'KEY OP VALUE': one condition on run NAME's summary.  OP is
+# one of < <= > >= (numbers) or == != (strings).  KEY is a summary key,
+# flowN_FIELD for a field of flow N's line (flow0_gbps, flow1_fct_us), or
+# min_FIELD / max_FIELD over the flows that have the field, n_FIELD how
+# many have it (fct_us: how many finished).
 check() {
-	local f=$1 expr=$2
-	awk -F' = ' -v expr="$expr" '
-		{ gsub(/[^a-z0-9_]/, "_", $1); v[$1] = $2 }
+	awk -v expr="$2" '
+		/^flow[0-9]+ = / {
+			f = $1
+			for (i = 3; i < NF; i += 2) {
+				k = $i; x = $(i + 1) + 0
+				v[f "_" k] = x
+				v["n_" k]++
+				if (!(("min_" k) in v) || x < v["min_" k])
+					v["min_" k] = x
+				if (!(("max_" k) in v) || x > v["max_" k])
+					v["max_" k] = x
+			}
+			next
+		}
+		{ k = $1; sub(/^[^=]*= /, ""); v[k] = $0 }
 		END {
-			n = split(expr, w, " ")
+			split(expr, w, " ")
+			if (!(w[1] in v)) {
+				printf "# %s: no %s\n", expr, w[1]
+				exit 1
+			}
 			a = v[w[1]] + 0; b = w[3] + 0
+			num = w[3] ~ /^-?[0-9.]+$/
 			if (w[2] == ">=") r = a >= b
 			else if (w[2] == "<=") r = a <= b
 			else if (w[2] == ">") r = a > b
 			else if (w[2] == "<") r = a < b
+			else if (w[2] == "==") r = num ? a == b : v[w[1]] == w[3]
+			else if (w[2] == "!=") r = num ? a != b : v[w[1]] != w[3]
 			if (!r) printf "# %s: %s = %s\n", expr, w[1], v[w[1]]
 			exit !r
-		}' "$f"
+		}' "$tmp/$1/summary.txt"
 }
 
-# run NAME SCENARIO [-D ...]: summary and CSVs into $tmp/NAME
+# run NAME SCENARIO [-D ...]: summary and CSVs into $tmp/NAME (the
+# sanitizer build if $bin is set to it)
 run() {
 	local name=$1 file=$2
 	shift 2
 	mkdir -p "$tmp/$name"
-	"$sim" -q -o "$tmp/$name" "$@" "$sc/$file" 2>"$tmp/$name.err"
+	"${bin:-$sim}" -q -o "$tmp/$name" "$@" "$sc/$file" 2>"$tmp/$name.err"
+}
+
+# t DESCRIPTION NAME SCENARIO [-D ...] -- CONDITION...: run the scenario
+# (SCENARIO "=": look at run NAME again), check every condition and print
+# one TAP line.  A condition is 'KEY OP VALUE' (see check) or '!COMMAND'
+# (shell code that must succeed; $d is the run's directory).
+t() {
+	local desc=$1 name=$2 file=$3 args=() c r=0
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	if [ "$file" != = ]; then
+		run "$name" "$file" "${args[@]}" || r=1
+	fi
+	for c in "$@"; do
+		if [ "${c:0:1}" = '!' ]; then
+			d=$tmp/$name eval "${c:1}" || {
+				echo "# failed: ${c:1}"
+				r=1
+			}
+		else
+			check "$name" "$c" || r=1
+		fi
+	done
+	ok $r "$desc"
+}
+
+# same A B FILE...: runs A and B wrote byte-identical FILEs
+same() {
+	local a=$1 b=$2 f
+	shift 2
+	for f in "$@"; do
+		if ! [ -s "$tmp/$a/$f" ] ||
+			! cmp -s "$tmp/$a/$f" "$tmp/$b/$f"; then
+			echo "# $a/$f and $b/$f differ"
+			return 1
+		fi
+	done
+}
+
+# rate_below DIR GBPS: some sample of flow 0's cc rate is below GBPS
+rate_below() {
+	awk -F, -v g="$2" 'NR > 1 && $2 < g { low = 1 } END { exit !low }' \
+		"$1/rate.csv"
+}
+
+# max_idle_us DIR: the longest time (us) any flow, on and not paused by
+# PFC, delivered nothing after the first 10 ms (flows.csv)
+max_idle_us() {
+	awk -F, 'NR > 1 && $1 > 10000 {
+			if ($4 == 0 && $9 == 0) run[$2] += 10
+			else run[$2] = 0
+			if (run[$2] > mx) mx = run[$2]
+		} END { print mx + 0 }' "$1/flows.csv"
+}
+
+# pfc_log_ok DIR: pfc.csv has as many XOFF rows as the summary's pauses,
+# and each ingress alternates XOFF, XON, XOFF ... in time order
+pfc_log_ok() {
+	[ "$(grep -c ',xoff,' "$1/pfc.csv")" -eq \
+		"$(sed -n 's/^pauses = //p' "$1/summary.txt")" ] &&
+		awk -F, 'NR > 1 {
+			want = ($2 in last && last[$2] == "xoff") ? "xon" : "xoff"
+			if ($3 != want || $1 < t) bad = 1
+			last[$2] = $3; t = $1
+		} END { exit bad }' "$1/pfc.csv"
+}
+
+# cycles DIR: cut (< 5 Mb/s) and recovery (> 50 Mb/s) cycles of flow 0
+cycles() {
+	awk -F, 'NR > 1 {
+			if (!low && $2 < 0.005) { low = 1; n++ }
+			if (low && $2 > 0.05) low = 0
+		} END { print n + 0 }' "$1/rate.csv"
 }
 
 echo "TAP version 13"
-echo "1..19"
 make -s -C "$top/tools/ccsim" >"$tmp/build.log" 2>&1
-rc=$?
+ok $? "ccsim builds from kernel/proto/cc*.c"
 sed 's/^/# /' "$tmp/build.log"
-ok $rc "ccsim builds from kernel/proto/cc*.c"
 
 short=(-D sim.duration_ms=40 -D sim.measure_start_ms=25)
+mlx=(-D cc.flavour=mlx -D cc.min_time_between_cnps_us=4)
+tb=(-D sim.duration_ms=2000 -D sim.measure_start_ms=500)
+tb4=(-D sim.duration_ms=3000 -D sim.measure_start_ms=0 -D cc.algo=none
+	-D flow.count=4 -D flow.size_kb=2000)
 
 # Determinism: same scenario and seed, byte-identical files; seed matters.
 run det1 two-flow.ini "${short[@]}"
 run det2 two-flow.ini "${short[@]}"
 run det3 two-flow.ini "${short[@]}" -D sim.seed=2
-same=0
-for f in rate.csv tput.csv queue.csv flows.csv summary.txt; do
-	cmp -s "$tmp/det1/$f" "$tmp/det2/$f" || same=1
-done
-[ -s "$tmp/det1/rate.csv" ] || same=1
-ok $same "same scenario and seed: byte-identical CSV and summary"
-cmp -s "$tmp/det1/queue.csv" "$tmp/det3/queue.csv"
-ok $((!$?)) "another seed gives other ECN marks (the seed is used)"
+same det1 det2 rate.csv tput.csv queue.csv flows.csv summary.txt
+ok $? "same scenario and seed: byte-identical CSV and summary"
+! cmp -s "$tmp/det1/queue.csv" "$tmp/det3/queue.csv"
+ok $? "another seed gives other ECN marks (the seed is used)"
 
-# Two flows, paper parameters: equal shares, full link, converged.
-run two two-flow.ini
-r=0
-check "$tmp/two/summary.txt" "jain >= 0.95" || r=1
-check "$tmp/two/summary.txt" "utilisation >= 0.90" || r=1
-[ "$(val "$tmp/two/summary.txt" convergence_us)" != never ] || r=1
-ok $r "2 flows (dcqcn paper) converge to equal shares of the link"
-
-# The second flow cuts: it receives CNPs, and both are near 20 Gb/s.
-r=0
-for i in 0 1; do
-	g=$(val "$tmp/two/summary.txt" "flow$i" | awk '{ print $2 }')
-	awk -v g="$g" 'BEGIN { exit !(g > 16 && g < 24) }' || r=1
-	echo "# flow$i: $g Gb/s"
-done
-check "$tmp/two/summary.txt" "cnps > 10" || r=1
-ok $r "2 flows each get 20 +- 4 Gb/s and CNPs flow"
-
-# 8-to-1 incast: queue between Kmin and Kmax, fair, no pause storm.
-run inc incast.ini "${short[@]}" -D flow.count=8
-r=0
-check "$tmp/inc/summary.txt" "queue_p50_kb >= 5" || r=1
-check "$tmp/inc/summary.txt" "queue_p50_kb <= 200" || r=1
-check "$tmp/inc/summary.txt" "queue_in_kmin_kmax >= 0.5" || r=1
-check "$tmp/inc/summary.txt" "jain >= 0.95" || r=1
-check "$tmp/inc/summary.txt" "paused_fraction < 0.01" || r=1
-check "$tmp/inc/summary.txt" "drops <= 0" || r=1
-ok $r "8-to-1 incast (dcqcn paper): queue in [Kmin, Kmax], fair, few pauses"
-
-# PFC only (no CC): the queue sits at the threshold and pauses dominate.
-run pfc pfc-only.ini -D sim.duration_ms=20 -D sim.measure_start_ms=10
-r=0
-check "$tmp/pfc/summary.txt" "pauses > 100" || r=1
-check "$tmp/pfc/summary.txt" "paused_fraction > 0.5" || r=1
-check "$tmp/pfc/summary.txt" "queue_p50_kb >= 1000" || r=1
-check "$tmp/pfc/summary.txt" "marks <= 0" || r=1
-ok $r "8-to-1 without CC: PFC pauses dominate, queue at the thresholds"
-
-# The same incast with DCQCN keeps the queue far below PFC-only's.
-q_cc=$(val "$tmp/inc/summary.txt" queue_p99_kb)
-q_none=$(val "$tmp/pfc/summary.txt" queue_p50_kb)
+# The DCQCN paper's claims on small scenarios (paper parameters).
+t "2 flows (dcqcn paper) converge to equal shares of the link" \
+	two two-flow.ini -- 'jain >= 0.95' 'utilisation >= 0.90' \
+	'convergence_us != never'
+t "2 flows each get 20 +- 4 Gb/s and CNPs flow" two = -- \
+	'min_gbps > 16' 'max_gbps < 24' 'cnps > 10'
+t "8-to-1 incast (dcqcn paper): queue in [Kmin, Kmax], fair, few pauses" \
+	inc incast.ini "${short[@]}" -D flow.count=8 -- 'queue_p50_kb >= 5' \
+	'queue_p50_kb <= 200' 'queue_in_kmin_kmax >= 0.5' 'jain >= 0.95' \
+	'paused_fraction < 0.01' 'drops <= 0'
+t "8-to-1 without CC: PFC pauses dominate, queue at the thresholds" \
+	pfc pfc-only.ini -D sim.duration_ms=20 -D sim.measure_start_ms=10 -- \
+	'pauses > 100' 'paused_fraction > 0.5' 'queue_p50_kb >= 1000' \
+	'marks <= 0'
+q_cc=$(val inc queue_p99_kb)
+q_none=$(val pfc queue_p50_kb)
 awk -v a="$q_cc" -v b="$q_none" 'BEGIN { exit !(a * 4 < b) }'
 ok $? "dcqcn p99 queue ($q_cc KB) < 1/4 of PFC-only median ($q_none KB)"
+t "pfc.csv: one XOFF per pause, each ingress alternating XOFF/XON" \
+	pfc = -- '!pfc_log_ok $d'
 
-# DCTCP-style algorithm: two flows share fairly too.
-run dctcp two-flow.ini -D cc.algo=dctcp
-r=0
-check "$tmp/dctcp/summary.txt" "jain >= 0.95" || r=1
-check "$tmp/dctcp/summary.txt" "utilisation >= 0.90" || r=1
-ok $r "2 flows (dctcp) share fairly at full utilisation"
+# Other algorithms and flows coming and going.
+t "2 flows (dctcp) share fairly at full utilisation" dctcp two-flow.ini \
+	-D cc.algo=dctcp -- 'jain >= 0.95' 'utilisation >= 0.90'
+t "join/leave (dcqcn paper): the remaining flows take the link fairly" \
+	jl join-leave.ini -- 'fair_flows == 2' 'jain >= 0.95' \
+	'utilisation >= 0.90'
+# Sharing the link the later of two 20 MB flows cannot finish before
+# 40 MB / 40 Gb/s = 8 ms, and a stall would take it past 4 times that.
+t "2 sized flows (20 MB) complete; the last within 8-32 ms" size \
+	two-flow.ini "${short[@]}" -D flow.size_kb=20000 -D flow.start_ms=0 \
+	-- 'min_sent_kb >= 20000' 'n_fct_us == 2' 'max_fct_us >= 8000' \
+	'max_fct_us <= 32000'
 
-# Flows leaving: after two of four leave, the two left share the link.
-run jl join-leave.ini
-r=0
-check "$tmp/jl/summary.txt" "fair_flows >= 2" || r=1
-check "$tmp/jl/summary.txt" "fair_flows <= 2" || r=1
-check "$tmp/jl/summary.txt" "jain >= 0.95" || r=1
-check "$tmp/jl/summary.txt" "utilisation >= 0.90" || r=1
-ok $r "join/leave (dcqcn paper): the remaining flows take the link fairly"
-
-# Two sized flows at once: all bytes sent; sharing the link the later
-# one cannot finish before 40 MB / 40 Gb/s = 8 ms, and a stall would
-# take it past 4 times that.
-run size two-flow.ini "${short[@]}" -D flow.size_kb=20000 -D flow.start_ms=0
-r=0
-last=0
-for i in 0 1; do
-	line=$(val "$tmp/size/summary.txt" "flow$i")
-	echo "# flow$i: $line"
-	grep -q "sent_kb 20000 .*fct_us [0-9]" <<<"$line" || r=1
-	f=$(sed -n 's/.*fct_us \([0-9]*\).*/\1/p' <<<"$line")
-	[ "${f:-0}" -gt "$last" ] && last=$f
-done
-[ "$last" -ge 8000 ] && [ "$last" -le 32000 ] || r=1
-ok $r "2 sized flows (20 MB) complete; the last within 8-32 ms ($last us)"
-
-# NVIDIA flavour runs through the same core: CNPs cut the rate.
-run mlx two-flow.ini "${short[@]}" -D cc.flavour=mlx \
-	-D cc.min_time_between_cnps_us=4
-r=0
-check "$tmp/mlx/summary.txt" "cnps > 10" || r=1
-awk -F, 'NR > 1 && $2 < 39 { low = 1 } END { exit !low }' \
-	"$tmp/mlx/rate.csv" || r=1
-ok $r "mlx flavour: CNPs reduce the rate below line rate"
-
-# PFC timing: pfc.csv has one row per XOFF (as many as the summary's
-# pauses) and per XON, and each ingress alternates XOFF, XON, XOFF ...
-r=0
-xoffs=$(grep -c ',xoff,' "$tmp/pfc/pfc.csv")
-[ "$xoffs" -eq "$(val "$tmp/pfc/summary.txt" pauses)" ] || r=1
-awk -F, 'NR > 1 {
-		want = ($2 in last && last[$2] == "xoff") ? "xon" : "xoff"
-		if ($3 != want || $1 < t) bad = 1
-		last[$2] = $3; t = $1
-	} END { exit bad }' "$tmp/pfc/pfc.csv" || r=1
-ok $r "pfc.csv: $xoffs XOFF, each ingress alternating XOFF/XON in time order"
+# NVIDIA flavour and the kernel's pacing.
+t "mlx flavour: CNPs reduce the rate below line rate" mlx two-flow.ini \
+	"${short[@]}" "${mlx[@]}" -- 'cnps > 10' '!rate_below $d 39'
+# Sampling only looks (at a copy of the cc state): the whole run's
+# counters do not depend on how often it samples.
+run samp1 two-flow.ini "${short[@]}" "${mlx[@]}" -D sim.sample_us=1000
+counters() {
+	grep -E '^(flow[0-9]+|marks|cnps|pauses|drops) ' "$tmp/$1/summary.txt" |
+		sed 's/ gbps [0-9.]*//'
+}
+[ -n "$(counters mlx)" ] && [ "$(counters mlx)" = "$(counters samp1)" ]
+ok $? "sampling every 10 or 1000 us: the same marks, CNPs, pauses, bytes sent"
+# A first CNP sets 1 Mb/s: the 1 KB packet sent then departs 8 ms later,
+# but sroce_cc_pace_check() lets the QP go as soon as the 300 us timer
+# has raised its rate (the pacing before it waited the 8 ms).
+t "pace_check: a QP cut to 1 Mb/s sends again once its rate recovers" \
+	pace two-flow.ini -D sim.duration_ms=20 -D sim.measure_start_ms=12 \
+	"${mlx[@]}" -D cc.rate_to_set_on_first_cnp=1 -- 'pace_waits > 0' \
+	'!k=$(max_idle_us $d); echo "# longest idle $k us"; [ "$k" -lt 1000 ]' \
+	'jain >= 0.95'
 
 # The guest testbed (bench/cc.sh scaled): RC go-back-N, 128 KB windows.
-# One flow without cc: the window, not the buffer, bounds the queue.
-tb=(-D sim.duration_ms=2000 -D sim.measure_start_ms=500)
-run tb1 testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1
-r=0
-check "$tmp/tb1/summary.txt" "queue_max_kb <= 131.1" || r=1
-check "$tmp/tb1/summary.txt" "queue_max_kb >= 100" || r=1
-check "$tmp/tb1/summary.txt" "utilisation >= 0.95" || r=1
-check "$tmp/tb1/summary.txt" "drops <= 0" || r=1
-ok $r "gbn window: one flow keeps <= 128 KB queued, link full, no drop"
-
+t "gbn window: one flow keeps <= 128 KB queued, link full, no drop" tb1 \
+	testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1 -- \
+	'queue_max_kb <= 131.1' 'queue_max_kb >= 100' 'utilisation >= 0.95' \
+	'drops <= 0'
 # Four 2 MB flows without cc overflow the 400 KB buffer: every byte still
 # arrives once, in order, by NAKs and timeouts (go-back-N).
-run tb4 testbed.ini -D sim.duration_ms=3000 -D sim.measure_start_ms=0 \
-	-D cc.algo=none -D flow.count=4 -D flow.size_kb=2000
-r=0
-check "$tmp/tb4/summary.txt" "drops > 100" || r=1
-check "$tmp/tb4/summary.txt" "naks > 0" || r=1
-check "$tmp/tb4/summary.txt" "retransmitted_kb > 0" || r=1
-for i in 0 1 2 3; do
-	grep -q "delivered_b 2000000 .*fct_us [0-9]" \
-		<<<"$(val "$tmp/tb4/summary.txt" "flow$i")" || r=1
-done
-ok $r "gbn: 4 flows recover $(val "$tmp/tb4/summary.txt" drops) drops; each delivers 2 MB once"
-
+t "gbn: 4 flows recover drops; each delivers 2 MB once" tb4 testbed.ini \
+	"${tb4[@]}" -- 'drops > 100' 'naks > 0' 'retransmitted_kb > 0' \
+	'min_delivered_b == 2000000' 'max_delivered_b == 2000000' \
+	'n_fct_us == 4'
 # Random (non-congestion) loss on one window-limited flow: NAKs repair it
 # without a timeout, and the queue never holds more than two windows
 # (the stale copies of one window and its resend).
-run tbl testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1 \
-	-D switch.loss=0.001 -D flow.size_kb=15000
-r=0
-check "$tmp/tbl/summary.txt" "random_losses > 5" || r=1
-check "$tmp/tbl/summary.txt" "naks > 5" || r=1
-check "$tmp/tbl/summary.txt" "timeouts <= 0" || r=1
-check "$tmp/tbl/summary.txt" "queue_max_kb <= 262.2" || r=1
-grep -q "delivered_b 15000000 .*fct_us [0-9]" \
-	<<<"$(val "$tmp/tbl/summary.txt" flow0)" || r=1
-ok $r "gbn: random loss 0.1 % repaired by NAKs, no timeout, <= 2 windows queued"
-
-# DCQCN (bench/cc.sh's knobs) on the testbed, 2 flows: fair, marks and
-# CNPs, and the rate goes through repeated cut/recovery cycles.
-run tbd testbed.ini "${tb[@]}" -D flow.count=2
-r=0
-check "$tmp/tbd/summary.txt" "jain >= 0.95" || r=1
-check "$tmp/tbd/summary.txt" "marks > 1000" || r=1
-check "$tmp/tbd/summary.txt" "cnps > 1000" || r=1
-cycles=$(awk -F, 'NR > 1 {
-		if (!low && $2 < 0.005) { low = 1; n++ }
-		if (low && $2 > 0.05) low = 0
-	} END { print n + 0 }' "$tmp/tbd/rate.csv")
-[ "$cycles" -ge 5 ] || r=1
-ok $r "testbed dcqcn 2 flows: fair, marked, $cycles cut (<5 Mb/s)/recovery (>50) cycles in 2 s"
+t "gbn: random loss 0.1 % repaired by NAKs, no timeout, <= 2 windows queued" \
+	tbl testbed.ini "${tb[@]}" -D cc.algo=none -D flow.count=1 \
+	-D switch.loss=0.001 -D flow.size_kb=15000 -- 'random_losses > 5' \
+	'naks > 5' 'timeouts <= 0' 'queue_max_kb <= 262.2' \
+	'flow0_delivered_b == 15000000' 'flow0_fct_us > 0'
+t "testbed dcqcn 2 flows: fair, marked, >= 5 cut (<5 Mb/s)/recovery (>50) cycles in 2 s" \
+	tbd testbed.ini "${tb[@]}" -D flow.count=2 -- 'jain >= 0.95' \
+	'marks > 1000' 'cnps > 1000' \
+	'!k=$(cycles $d); echo "# $k cycles"; [ "$k" -ge 5 ]'
 
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
-san="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
-r=0
-make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$san" \
-	LDFLAGS="$san" >"$tmp/san.log" 2>&1 || r=1
+flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
+make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$flags" \
+	LDFLAGS="$flags" >"$tmp/san.log" 2>&1
+r=$?
 sed 's/^/# /' "$tmp/san.log"
 if [ $r -eq 0 ]; then
-	mkdir -p "$tmp/san"
-	"$top/build/ccsim-san/ccsim" -q -o "$tmp/san" "${short[@]}" \
-		-D flow.count=8 "$sc/incast.ini" 2>"$tmp/san.err" || r=1
-	grep -E 'runtime error|AddressSanitizer' "$tmp/san.err" && r=1
-	cmp "$tmp/san/summary.txt" "$tmp/inc/summary.txt" || r=1
-	cmp "$tmp/san/flows.csv" "$tmp/inc/flows.csv" || r=1
-	# and the transport: drops, NAKs, timeouts
-	mkdir -p "$tmp/san4"
-	"$top/build/ccsim-san/ccsim" -q -o "$tmp/san4" -D sim.duration_ms=3000 \
-		-D sim.measure_start_ms=0 -D cc.algo=none -D flow.count=4 \
-		-D flow.size_kb=2000 "$sc/testbed.ini" 2>"$tmp/san4.err" || r=1
-	grep -E 'runtime error|AddressSanitizer' "$tmp/san4.err" && r=1
-	cmp "$tmp/san4/summary.txt" "$tmp/tb4/summary.txt" || r=1
+	bin=$san_sim run san1 incast.ini "${short[@]}" -D flow.count=8 || r=1
+	bin=$san_sim run san2 testbed.ini "${tb4[@]}" || r=1
+	grep -E 'runtime error|AddressSanitizer' "$tmp"/san*.err && r=1
+	same san1 inc summary.txt flows.csv || r=1
+	same san2 tb4 summary.txt || r=1
 fi
 ok $r "sanitizer build runs incast and gbn clean with byte-identical output"
 
-# The parser: an unknown key is an error naming the line.
+# The parser: an unknown key is an error naming the line, and values that
+# would overflow or shift out of range are rejected.
 printf '[sim]\nduration_ms = 1\n[switch]\nbogus = 3\n[flow]\n' >"$tmp/bad.ini"
 "$sim" -q "$tmp/bad.ini" >/dev/null 2>"$tmp/bad.err"
 rc=$?
 r=0
 grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
-# ... and values that would overflow or shift out of range.
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
 	switch.red_wlog=40 switch.loss=1.5; do
@@ -276,5 +300,6 @@ if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
 fi
 ok $r "scenario parser rejects unknown keys (file:line) and bad values"
 
+echo "1..$n"
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

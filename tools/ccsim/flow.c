@@ -2,8 +2,9 @@
 /*
  * flow.c - the senders of ccsim and the glue to the congestion control
  * core.  The calls into kernel/proto/cc*.c are the ones kernel/cc.c makes:
- * init at start, on_timer/on_sent around each packet, on_cnp per CNP, and
- * pacing by earliest departure time (sroce_cc_pace_sent()).
+ * init at start, on_cnp per CNP, and while the algorithm is active
+ * sroce_cc_pace_check() before and on_sent plus sroce_cc_pace_sent() after
+ * each packet (pacing by earliest departure time).
  *
  * A sender transmits mtu-byte packets back to back at its NIC rate,
  * further limited by the cc rate (pacing), while it is started, not
@@ -130,20 +131,29 @@ static bool sim_flow_has_data(const struct sim *s, const struct sim_flow *f)
 	return !f->cfg.size || f->sent < f->cfg.size;
 }
 
-void sim_flow_kick(struct sim *s, u32 i)
+/*
+ * Queue a SIM_EV_SEND for @i when it has something to send: now, or when
+ * its NIC is free.  Pacing is not looked at here but in sim_flow_send(),
+ * as the kernel's requester asks sroce_cc_may_send() when it runs; a QP
+ * held back by pacing is run again at the time sroce_cc_pace_check()
+ * returned (the kernel's pacing hrtimer).
+ */
+static void sim_flow_kick_at(struct sim *s, u32 i, u64 t)
 {
 	struct sim_flow *f = &s->flows[i];
-	u64 t = s->now;
 
 	if (f->send_pending || !sim_flow_on(f) || f->paused ||
 	    !sim_flow_has_data(s, f))
 		return;
 	if (f->nic_free > t)
 		t = f->nic_free;
-	if (f->cc.active && f->edt * SIM_PS_PER_NS > t)
-		t = f->edt * SIM_PS_PER_NS;
 	f->send_pending = true;
 	sim_evq_push(&s->q, t, SIM_EV_SEND, i, 0);
+}
+
+void sim_flow_kick(struct sim *s, u32 i)
+{
+	sim_flow_kick_at(s, i, s->now);
 }
 
 void sim_flow_start(struct sim *s, u32 i)
@@ -162,16 +172,27 @@ void sim_flow_stop(struct sim *s, u32 i)
 	s->flows[i].stopped = true;
 }
 
-/* The cc rate now (kbit/s), timers brought up to date; 0 if not sending. */
-u64 sim_flow_rate(struct sim *s, u32 i)
+/*
+ * The cc rate now (kbit/s) with the timers brought up to date, 0 if not
+ * sending; @alpha (may be NULL) gets the alpha (Q20, 0 if inactive).
+ * Looks at a copy: sampling must not change what the flow does (an
+ * on_timer call before sroce_cc_pace_check() would hide a rate rise
+ * from its rescaling of the departure time).
+ */
+u64 sim_flow_rate(struct sim *s, u32 i, u32 *alpha)
 {
 	struct sim_flow *f = &s->flows[i];
+	struct sroce_cc_state st = f->cc;
 
+	if (alpha)
+		*alpha = 0;
 	if (!sim_flow_on(f))
 		return 0;
 	if (s->ops->on_timer)
-		s->ops->on_timer(&f->cc, &f->params, s->now / SIM_PS_PER_NS);
-	return f->cc.rate;
+		s->ops->on_timer(&st, &f->params, s->now / SIM_PS_PER_NS);
+	if (alpha && st.active && s->ops->alpha)
+		*alpha = s->ops->alpha(&st);
+	return st.rate;
 }
 
 void sim_flow_send(struct sim *s, u32 i)
@@ -193,20 +214,34 @@ void sim_flow_send(struct sim *s, u32 i)
 	}
 	if (!sim_flow_on(f) || f->paused || !bytes)
 		return;
-	if (s->ops->on_timer)
-		s->ops->on_timer(&f->cc, &f->params, ns);
-	/* as sroce_cc_pace_slow(): only an active algorithm paces */
-	if ((f->cc.active && !sroce_cc_pace_ok(f->edt, ns)) ||
-	    f->nic_free > s->now) {
+	if (f->nic_free > s->now) {
 		sim_flow_kick(s, i);
 		return;
 	}
-	if (s->ops->on_sent)
-		s->ops->on_sent(&f->cc, &f->params, ns, bytes);
-	/* as sroce_cc_sent_slow() */
-	if (f->cc.active)
-		f->edt = sroce_cc_pace_sent(f->edt, ns, bytes, f->cc.rate,
-					    s->cfg.pace_burst);
+	/*
+	 * sroce_cc_may_send(): an inactive algorithm does not pace; an
+	 * active one asks sroce_cc_pace_check(), which returns 0 or when to
+	 * look again (the kernel arms its pacing hrtimer for that time).
+	 */
+	if (f->cc.active) {
+		u64 wake = sroce_cc_pace_check(s->ops, &f->cc, &f->params,
+					       &f->edt, ns);
+
+		if (wake) {
+			f->pace_waits++;
+			sim_flow_kick_at(s, i, wake * SIM_PS_PER_NS);
+			return;
+		}
+	}
+	/* sroce_cc_sent(): on_sent and the departure time while active */
+	if (f->cc.active) {
+		if (s->ops->on_sent)
+			s->ops->on_sent(&f->cc, &f->params, ns, bytes);
+		if (f->cc.active)
+			f->edt = sroce_cc_pace_sent(f->edt, ns, bytes,
+						    f->cc.rate,
+						    s->cfg.pace_burst);
+	}
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
 	f->sent += bytes;
@@ -220,9 +255,16 @@ void sim_flow_send(struct sim *s, u32 i)
 void sim_flow_cnp(struct sim *s, u32 i)
 {
 	struct sim_flow *f = &s->flows[i];
+	struct sroce_cc_state st = f->cc;
+	u64 ns = s->now / SIM_PS_PER_NS;
 
+	/* inactive, or would be once its timers are up to date */
+	if (s->ops->on_timer)
+		s->ops->on_timer(&st, &f->params, ns);
+	if (!st.active)
+		f->cc_starts++;
 	f->cnps_rcvd++;
-	if (!s->ops->on_cnp(&f->cc, &f->params, s->now / SIM_PS_PER_NS))
+	if (!s->ops->on_cnp(&f->cc, &f->params, ns))
 		f->cnps_ignored++;
 }
 

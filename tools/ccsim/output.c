@@ -80,10 +80,11 @@ static double sim_gbps(u64 bytes, u64 ps)
 static void sim_out_flow_row(struct sim *s, int i, u64 us)
 {
 	const struct sim_flow *f = &s->flows[i];
-	u32 alpha = s->ops->alpha && f->cc.active ? s->ops->alpha(&f->cc) : 0;
+	u32 alpha;
+	u64 rate = sim_flow_rate(s, i, &alpha);
 
 	fprintf(s->flows_csv, "%llu,%d,%.3f,%.3f,%.4f,%llu,%llu,%llu,%d\n",
-		(unsigned long long)us, i, (double)sim_flow_rate(s, i) / 1e6,
+		(unsigned long long)us, i, (double)rate / 1e6,
 		sim_gbps(f->interval, s->cfg.sample),
 		(double)alpha / SROCE_CC_ONE, (unsigned long long)f->marks,
 		(unsigned long long)f->cnps_rcvd, (unsigned long long)f->pauses,
@@ -101,7 +102,8 @@ void sim_out_sample(struct sim *s)
 		r->queue[r->n] = s->port.bytes;
 		for (i = 0; i < s->nflows; i++) {
 			r->bytes[r->n * s->nflows + i] = s->flows[i].interval;
-			r->rate[r->n * s->nflows + i] = sim_flow_rate(s, i);
+			r->rate[r->n * s->nflows + i] =
+				sim_flow_rate(s, i, NULL);
 			r->on[r->n * s->nflows + i] = s->flows[i].started &&
 						      !s->flows[i].stopped;
 		}
@@ -112,7 +114,7 @@ void sim_out_sample(struct sim *s)
 		fprintf(s->tput_csv, "%llu", (unsigned long long)us);
 		for (i = 0; i < s->nflows; i++) {
 			fprintf(s->rate_csv, ",%.3f",
-				(double)sim_flow_rate(s, i) / 1e6);
+				(double)sim_flow_rate(s, i, NULL) / 1e6);
 			fprintf(s->tput_csv, ",%.3f",
 				sim_gbps(s->flows[i].interval, s->cfg.sample));
 		}
@@ -253,6 +255,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	const struct sim_config *c = &s->cfg;
 	u64 win = c->measure_end - c->measure_start, last = 0, total = 0;
 	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0;
+	u64 waits = 0, starts = 0;
 	double x[SIM_MAX_FLOWS];
 	size_t j, nq = 0, in_band = 0;
 	int i, nfair = 0;
@@ -307,6 +310,8 @@ int sim_out_summary(struct sim *s, FILE *fp)
 		retx += f->retx;
 		rtos += f->timeouts;
 		naks += f->naks_rcvd;
+		waits += f->pace_waits;
+		starts += f->cc_starts;
 		fprintf(fp,
 			"flow%d = gbps %.4f sent_kb %llu marks %llu cnps %llu pauses %llu paused_us %llu drops %llu",
 			i, sim_gbps(b, win),
@@ -348,6 +353,8 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "paused_fraction = %.4f\n",
 		(double)paused / ((double)s->nflows * (double)s->now));
 	fprintf(fp, "drops = %llu\n", (unsigned long long)s->port.drops);
+	fprintf(fp, "cc_starts = %llu\n", (unsigned long long)starts);
+	fprintf(fp, "pace_waits = %llu\n", (unsigned long long)waits);
 	if (c->loss_ppm)
 		fprintf(fp, "random_losses = %llu\n",
 			(unsigned long long)s->port.losses);

@@ -17,11 +17,11 @@ table=$out/table.txt
 printf '%-22s %6s %6s %6s %8s %8s %8s %7s %8s %7s\n' run jain util \
 	inband q50_kb q95_kb q99_kb pauses paused conv_us >"$table"
 
-# plot DIR NFLOWS END_US: rate.png and queue.png, and the same over the
-# first tenth of the run (rate-zoom.png, queue-zoom.png) where the cycles
-# of a long run can be told apart.
+# plot DIR NFLOWS START_US END_US: rate.png and queue.png, and the same
+# over the first tenth of the summary's window START..END (rate-zoom.png,
+# queue-zoom.png) where the cycles of a long run can be told apart.
 plot() {
-	local dir=$1 n=$2 zoom=$(($3 / 10))
+	local dir=$1 n=$2 from=$3 to=$(($3 + ($4 - $3) / 10))
 	command -v gnuplot >/dev/null || return 0
 	gnuplot <<-GP
 		set datafile separator ','
@@ -30,7 +30,7 @@ plot() {
 		set xlabel 'time (us)'
 		do for [z in "0 1"] {
 			suffix = (z eq "1") ? '-zoom' : ''
-			if (z eq "1") { set xrange [0:$zoom] } else { set autoscale x }
+			if (z eq "1") { set xrange [$from:$to] } else { set autoscale x }
 			set output '$dir/rate'.suffix.'.png'
 			set ylabel 'cc rate (Gb/s)'
 			plot for [i=2:$((n + 1))] '$dir/rate.csv' using 1:i with lines title columnhead(i)
@@ -43,7 +43,7 @@ plot() {
 
 # run NAME SCENARIO [-D ...] [noline]: noline = no row in the first table
 run() {
-	local name=$1 file=$2 dir=$out/$1 n args=()
+	local name=$1 file=$2 dir=$out/$1 n win args=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != noline ]; do
 		args+=("$1")
@@ -53,7 +53,8 @@ run() {
 	"$sim" -q -o "$dir" -D "sim.name=$name" "${args[@]}" "$sc/$file" \
 		2>>"$out/speed.txt"
 	n=$(sed -n 's/^flows = //p' "$dir/summary.txt")
-	plot "$dir" "$n" "$(sed -n 's/^window_us = .*\.\.//p' "$dir/summary.txt")"
+	win=$(sed -n 's/^window_us = //p' "$dir/summary.txt")
+	plot "$dir" "$n" "${win%..*}" "${win#*..}"
 	[ $# -eq 0 ] || return 0
 	awk -v name="$name" -F' = ' '
 		{ v[$1] = $2 }
@@ -81,22 +82,31 @@ run join-leave-paper join-leave.ini
 run join-leave-mlx join-leave.ini "${mlx[@]}"
 run pfc-only pfc-only.ini
 run pfc-only-64 pfc-only.ini -D flow.count=64
-# The guest testbed of bench/cc.sh (100 Mbit/s htb + RED, RC go-back-N,
-# 128 KB in flight per QP): its three cc settings for 1, 2 and 4 senders.
+# The guest testbed of bench/cc.sh (htb + RED, RC go-back-N, 128 KB in
+# flight per QP): its three cc settings for 1, 2 and 4 senders;
+# testbed.ini is the 100 Mbit/s bench of the first kernel cross-check,
+# testbed-50.ini the bench as it is now (50 Mbit/s, RoCE MTU 4096, knobs
+# for millisecond RTTs): testbed50-* rows.
 printf '\n%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n' testbed jain util \
 	q50_kb q99_kb marks drops retx_kb timeouts >>"$table"
-for n in 1 2 4; do
-	for cfg in none/mlx dcqcn/mlx dcqcn/paper; do
-		name="testbed-${cfg%/*}-${cfg#*/}-$n"
-		run "$name" testbed.ini -D "cc.algo=${cfg%/*}" \
-			-D "cc.flavour=${cfg#*/}" -D "flow.count=$n" noline
-		awk -v name="$name" -F' = ' '
-			{ v[$1] = $2 }
-			END { printf "%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n",
-				name, v["jain"], v["utilisation"],
-				v["queue_p50_kb"], v["queue_p99_kb"], v["marks"],
-				v["drops"], v["retransmitted_kb"], v["timeouts"] }
-		' "$out/$name/summary.txt" >>"$table"
+# testbed_run SCENARIO ALGO/FLAVOUR N: one testbed run and its table row
+testbed_run() {
+	local name="${1/-/}-${2%/*}-${2#*/}-$3"
+	run "$name" "$1.ini" -D "cc.algo=${2%/*}" -D "cc.flavour=${2#*/}" \
+		-D "flow.count=$3" noline
+	awk -v name="$name" -F' = ' '
+		{ v[$1] = $2 }
+		END { printf "%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n",
+			name, v["jain"], v["utilisation"],
+			v["queue_p50_kb"], v["queue_p99_kb"], v["marks"],
+			v["drops"], v["retransmitted_kb"], v["timeouts"] }
+	' "$out/$name/summary.txt" >>"$table"
+}
+for tb in testbed testbed-50; do
+	for n in 1 2 4; do
+		for cfg in none/mlx dcqcn/mlx dcqcn/paper; do
+			testbed_run "$tb" "$cfg" "$n"
+		done
 	done
 done
 cat "$table"

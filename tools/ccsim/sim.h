@@ -157,6 +157,8 @@ struct sim_flow {
 	struct sroce_cc_state cc;
 	bool started, stopped, send_pending, paused, done;
 	u64 edt; /* ns: pacing earliest departure time */
+	u64 pace_waits; /* sroce_cc_pace_check() said wait */
+	u64 cc_starts; /* CNPs that found the algorithm inactive */
 	u64 nic_free; /* ps: the NIC finished its last packet */
 	u64 sent, delivered; /* bytes */
 	u64 interval; /* bytes delivered since the last sample */
@@ -238,7 +240,7 @@ void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
 bool sim_flow_on(const struct sim_flow *f);
-u64 sim_flow_rate(struct sim *s, u32 i);
+u64 sim_flow_rate(struct sim *s, u32 i, u32 *alpha);
 
 /* ---- np.c ---- */
 void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t);
