@@ -11,8 +11,11 @@
 /* Pages of 32 KiB: seven 4 KiB-MTU segments, or a whole 1 KiB-MTU batch. */
 #define SROCE_TXPOOL_ORDER 3
 #define SROCE_TXPOOL_PAGE_SIZE (PAGE_SIZE << SROCE_TXPOOL_ORDER)
-/* Pages each CPU keeps for reuse (filled on first use only). */
-#define SROCE_TXPOOL_PAGES 16
+/*
+ * Pages each CPU keeps for reuse, filled on first use only: 2 MiB, more
+ * than a QP's window of 256 packets of 4 KiB (req.c) keeps in flight.
+ */
+#define SROCE_TXPOOL_PAGES 64
 
 /*
  * One CPU's pages.  Only that CPU touches it, with BH disabled.  Each page
