@@ -32,13 +32,6 @@
 #include "resp_rd.h"
 #include "trace.h"
 
-/*
- * Departure-time credit a QP keeps across an idle period, and the lateness
- * of the pacing timer that does not cost rate: a timer that fires late
- * leaves the QP up to this much behind its schedule, which it catches up.
- */
-#define SROCE_CC_BURST_NS (250 * NSEC_PER_USEC)
-
 /* Serialises writers of sroce_cc_algos and device algorithm selection. */
 DEFINE_MUTEX(sroce_cc_algo_lock);
 /* Registered algorithms: writers hold sroce_cc_algo_lock, readers RCU. */
@@ -226,13 +219,19 @@ static void sroce_cc_params_of(struct sroce_qp *qp, struct sroce_cc_params *p)
 		p->line_rate = port;
 }
 
-/* After a hook ran: trace a rate change, publish active.  cc.lock held. */
-static void sroce_cc_after(struct sroce_qp *qp, u64 old_rate)
+/*
+ * After a hook ran at @now: trace a rate change, publish active.  A QP
+ * that starts being paced starts from @now, with no credit banked from
+ * before (its departure time only moves while it is paced).  cc.lock held.
+ */
+static void sroce_cc_after(struct sroce_qp *qp, u64 old_rate, u64 now)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	const struct sroce_cc_ops *ops = cc->algo->ops;
 
 	lockdep_assert_held(&cc->lock);
+	if (cc->st.active && !cc->active)
+		cc->edt = now;
 	if (cc->st.rate != old_rate) {
 		trace_sroce_cc_rate(qp->ibqp.qp_num, old_rate, cc->st.rate,
 				    cc->st.reason);
@@ -280,7 +279,8 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	rcu_read_unlock();
 	cc->algo = algo;
 	sroce_cc_params_of(qp, &p);
-	algo->ops->init(&cc->st, &p, ktime_get_ns());
+	cc->edt = ktime_get_ns();
+	algo->ops->init(&cc->st, &p, cc->edt);
 	/* An algorithm may pace from the start (`fixed`). */
 	cc->active = cc->st.active;
 }
@@ -318,7 +318,7 @@ bool sroce_cc_pace_slow(struct sroce_qp *qp)
 	 * next rate increase: a rise shortens the wait (pace_check()).
 	 */
 	wake = sroce_cc_pace_check(cc->algo->ops, &cc->st, &p, &cc->edt, now);
-	sroce_cc_after(qp, old);
+	sroce_cc_after(qp, old, now);
 	if (wake && !cc->stopped &&
 	    (!hrtimer_is_queued(t) ||
 	     ktime_to_ns(hrtimer_get_expires(t)) > wake))
@@ -333,7 +333,7 @@ void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
 	const struct sroce_cc_ops *ops = cc->algo->ops;
 	struct sroce_cc_params p;
 	unsigned long flags;
-	u64 now, old;
+	u64 now, old, burst;
 
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
@@ -341,10 +341,12 @@ void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
 	old = cc->st.rate;
 	if (ops->on_sent)
 		ops->on_sent(&cc->st, &p, now, bytes);
-	sroce_cc_after(qp, old);
-	if (cc->st.active)
+	sroce_cc_after(qp, old, now);
+	if (cc->st.active) {
+		burst = sroce_cc_pace_burst(cc->st.rate, SROCE_CC_BURST_NS);
 		cc->edt = sroce_cc_pace_sent(cc->edt, now, bytes, cc->st.rate,
-					     SROCE_CC_BURST_NS);
+					     burst);
+	}
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 
@@ -358,7 +360,7 @@ static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
 	struct sroce_cc_params p;
 	unsigned long flags;
 	bool handled;
-	u64 old;
+	u64 old, now;
 
 	if (!(READ_ONCE(qp->sdev->cc->rp_enable) &
 	      BIT(sroce_ecn_qp_prio(qp))) ||
@@ -367,8 +369,9 @@ static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
 	old = cc->st.rate;
-	handled = ops->on_cnp(&cc->st, &p, ktime_get_ns());
-	sroce_cc_after(qp, old);
+	now = ktime_get_ns();
+	handled = ops->on_cnp(&cc->st, &p, now);
+	sroce_cc_after(qp, old, now);
 	spin_unlock_irqrestore(&cc->lock, flags);
 	return handled;
 }

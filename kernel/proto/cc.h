@@ -169,6 +169,24 @@ static inline u64 sroce_cc_pace_sent(u64 edt, u64 now, u32 bytes, u64 rate,
 	return edt + sroce_cc_tx_time(bytes, rate);
 }
 
+/*
+ * The credit (sroce_cc_pace_sent()'s @burst) of a QP paced at @rate: the
+ * lateness of its pacing timer that does not cost rate, at most @max_ns
+ * and at most SROCE_CC_BURST_BYTES' worth at @rate, so that a QP that was
+ * idle or paused by PFC does not refill at once the queue that made it
+ * wait.  A QP that starts being paced starts at the time of the CNP, with
+ * no credit (kernel/cc.c sroce_cc_after()).
+ */
+#define SROCE_CC_BURST_NS 250000ULL
+#define SROCE_CC_BURST_BYTES (4 * 4096)
+
+static inline u64 sroce_cc_pace_burst(u64 rate, u64 max_ns)
+{
+	u64 t = sroce_cc_tx_time(SROCE_CC_BURST_BYTES, rate);
+
+	return t < max_ns ? t : max_ns;
+}
+
 /* May a packet leave at @now?  (It may if @edt is not in the future.) */
 static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 {

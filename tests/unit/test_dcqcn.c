@@ -427,6 +427,20 @@ static void cc_pacing(struct ktest *t)
 	KTEST_EXPECT(t, sroce_cc_np_may_send(1000, 1001, 0));
 }
 
+static void cc_pace_burst(struct ktest *t)
+{
+	/* 16 KiB at 40 Gb/s is 3276.8 ns: the byte bound. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_burst(40000000, 250000), 3276);
+	/* At 50 Mb/s 16 KiB would take 2.6 ms: the time bound. */
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_burst(50000, 250000), 250000);
+	/* An idle QP at 40 Gb/s restarts with 3276 ns of credit, not 250 us. */
+	KTEST_EXPECT_EQ(
+		t,
+		sroce_cc_pace_sent(0, 1000000, 4096, 40000000,
+				   sroce_cc_pace_burst(40000000, 250000)),
+		1000000 - 3276 + 819);
+}
+
 static void cc_pace_rerate(struct ktest *t)
 {
 	/* 6 us left at 1 Gb/s; at 3 Gb/s the rest of the packet takes 2 us. */
@@ -573,6 +587,7 @@ static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(dctcp_sequence),
 	KTEST_CASE(cc_none),
 	KTEST_CASE(cc_pacing),
+	KTEST_CASE(cc_pace_burst),
 	KTEST_CASE(cc_pace_rerate),
 	KTEST_CASE(cc_pace_recovers_early),
 	KTEST_CASE(cc_pace_wait_bounds),

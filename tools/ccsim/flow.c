@@ -238,9 +238,10 @@ void sim_flow_send(struct sim *s, u32 i)
 		if (s->ops->on_sent)
 			s->ops->on_sent(&f->cc, &f->params, ns, bytes);
 		if (f->cc.active)
-			f->edt = sroce_cc_pace_sent(f->edt, ns, bytes,
-						    f->cc.rate,
-						    s->cfg.pace_burst);
+			f->edt = sroce_cc_pace_sent(
+				f->edt, ns, bytes, f->cc.rate,
+				sroce_cc_pace_burst(f->cc.rate,
+						    s->cfg.pace_burst));
 	}
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
@@ -266,6 +267,9 @@ void sim_flow_cnp(struct sim *s, u32 i)
 	f->cnps_rcvd++;
 	if (!s->ops->on_cnp(&f->cc, &f->params, ns))
 		f->cnps_ignored++;
+	/* kernel/cc.c sroce_cc_after(): pacing starts now, no credit */
+	if (!st.active && f->cc.active)
+		f->edt = ns;
 }
 
 void sim_flow_pause(struct sim *s, u32 i, bool on)

@@ -53,7 +53,7 @@ void sim_config_default(struct sim_config *c)
 	c->flavour = SROCE_CC_PAPER;
 	c->cnp_gap = 50000;
 	c->rto = 67108864ULL * SIM_PS_PER_NS; /* IBA 4.096 us * 2^14 */
-	c->pace_burst = 250000; /* kernel/cc.c SROCE_CC_BURST_NS */
+	c->pace_burst = SROCE_CC_BURST_NS; /* kernel/proto/cc.h */
 }
 
 static int sim_num(const char *val, double *out)
