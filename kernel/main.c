@@ -14,6 +14,7 @@
 
 #include "cc.h"
 #include "compat/compat.h"
+#include "crc.h"
 #include "device.h"
 #include "net.h"
 #include "task.h"
@@ -22,9 +23,12 @@ static int __init sroce_mod_init(void)
 {
 	int err;
 
-	err = sroce_net_init();
+	err = sroce_crc_init();
 	if (err)
 		return err;
+	err = sroce_net_init();
+	if (err)
+		goto err_crc;
 	err = sroce_task_init();
 	if (err)
 		goto err_net;
@@ -45,6 +49,8 @@ err_task:
 	sroce_task_exit();
 err_net:
 	sroce_net_exit();
+err_crc:
+	sroce_crc_exit();
 	return err;
 }
 
@@ -55,6 +61,7 @@ static void __exit sroce_mod_exit(void)
 	sroce_cc_exit();
 	sroce_task_exit();
 	sroce_net_exit();
+	sroce_crc_exit();
 }
 
 module_init(sroce_mod_init);

@@ -5,7 +5,8 @@
  * Everything under kernel/proto/ includes this file and nothing else from
  * the outside world.  In the kernel it pulls in the real headers; in the
  * userspace unit tests (tests/unit/) it pulls in a shim that provides the
- * same names (u8..u64, __be16/__be32/__be64, byte order helpers, crc32_le,
+ * same names (u8..u64, __be16/__be32/__be64, byte order helpers, crc32_le
+ * and sroce_crc32_le,
  * static_assert, likely/unlikely, div_u64), so the same .c files build in both.
  *
  * The core never takes a lock, allocates, sleeps, reads the clock or logs:
@@ -26,6 +27,8 @@
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/string.h>
+/* crc32_le()'s contract, accelerated where the CPU allows (kernel/crc.c). */
+u32 sroce_crc32_le(u32 crc, const void *p, size_t len);
 #else
 #include "sroce_shim.h"
 #endif

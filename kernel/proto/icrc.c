@@ -87,8 +87,8 @@ int sroce_icrc_begin(struct sroce_icrc *ic, const void *iph, size_t len)
 		return -EINVAL;
 	memcpy(buf, iph, n);
 	sroce_icrc_mask(buf, iphlen);
-	ic->crc = crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
-	ic->crc = crc32_le(ic->crc, buf, n);
+	ic->crc = sroce_crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
+	ic->crc = sroce_crc32_le(ic->crc, buf, n);
 	return n;
 }
 

@@ -24,7 +24,7 @@
 #include "env.h"
 
 struct sroce_icrc {
-	u32 crc; /* running crc32_le state, not yet inverted */
+	u32 crc; /* running CRC-32 register, not yet inverted */
 };
 
 /* Longest IP + UDP + BTH prefix begin() masks: IPv4 with 40 B of options. */
@@ -35,7 +35,7 @@ int sroce_icrc_begin(struct sroce_icrc *ic, const void *iph, size_t len);
 static inline void sroce_icrc_update(struct sroce_icrc *ic, const void *p,
 				     size_t len)
 {
-	ic->crc = crc32_le(ic->crc, p, len);
+	ic->crc = sroce_crc32_le(ic->crc, p, len);
 }
 
 /* The ICRC as its 4 bytes appear on the wire. */

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """cc_pcap.py - the CNPs in a tcpdump capture, with their ICRC checked.
 
-usage: cc_pcap.py FILE.pcap
+usage: cc_pcap.py [--all] FILE.pcap
 Prints one line per IPv4 RoCE v2 CNP (BTH opcode 0x81) of the Ethernet
-capture: "DESTQP DSCP ICRC" with DESTQP in hex as tshark shows it
-(0x000abc) and ICRC "ok" or "bad" (roce_craft.icrc, IBA Annex A17).
-t-cc.sh compares the list with tshark's dissection of the same file.
+capture, or with --all per RoCE v2 packet: "DESTQP DSCP ICRC" with DESTQP
+in hex as tshark shows it (0x000abc) and ICRC "ok" or "bad"
+(roce_craft.icrc, IBA Annex A17).  t-cc.sh compares the list of CNPs with
+tshark's dissection of the same file; t-crc.sh checks every packet.
 """
 
 import struct
@@ -36,7 +37,8 @@ def frames(path):
 
 
 def main():
-    for f in frames(sys.argv[1]):
+    every = sys.argv[1] == '--all'
+    for f in frames(sys.argv[-1]):
         if len(f) < 14 + 20 + 8 + 12 + 4 or f[12:14] != b'\x08\x00':
             continue
         ip = f[14:]
@@ -47,7 +49,7 @@ def main():
                 rc.ROCE_PORT:
             continue
         bth = ip[ihl + 8:]
-        if bth[0] != rc.CNP:
+        if bth[0] != rc.CNP and not every:
             continue
         dqpn = struct.unpack_from('!I', bth, 4)[0] & 0xffffff
         good = rc.icrc(ip[:-4], ihl) == ip[-4:]

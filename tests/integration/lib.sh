@@ -380,3 +380,12 @@ udp4791_in() {
 	[ -n "$out" ] && echo "$out"
 	[ -n "$out" ]
 }
+
+# hw_counter DEV NAME: a hw counter of port 1, or of the device (the
+# per-priority PFC counters live there); 0 if there is none.
+hw_counter() {
+	local v d=/sys/class/infiniband/$1
+	read -r v 2>/dev/null <"$d/ports/1/hw_counters/$2" ||
+		read -r v 2>/dev/null <"$d/hw_counters/$2" || v=0
+	echo "${v:-0}"
+}

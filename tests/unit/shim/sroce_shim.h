@@ -63,5 +63,10 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
  * semantics: no pre- or post-inversion (callers pass ~0 and invert).
  */
 u32 crc32_le(u32 crc, const void *p, size_t len);
+/* The module picks an accelerated CRC-32 with this contract (crc.c). */
+static inline u32 sroce_crc32_le(u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
 
 #endif /* _SROCE_SHIM_H */
