@@ -26,8 +26,8 @@ static struct crypto_shash *sroce_crc_tfm;
 u32 sroce_crc32_le(u32 crc, const void *p, size_t len)
 {
 	struct crypto_shash *tfm = sroce_crc_tfm;
-	char buf[sizeof(struct shash_desc) + sizeof(u32)]
-		__aligned(__alignof__(struct shash_desc));
+	char buf[sizeof(struct shash_desc) + sizeof(u32)] __aligned(
+		__alignof__(struct shash_desc));
 	struct shash_desc *desc = (struct shash_desc *)buf;
 
 	if (!tfm)
@@ -52,7 +52,8 @@ static bool __init sroce_crc_selftest(struct crypto_shash *tfm)
 	sroce_crc_tfm = tfm;
 	for (off = 0; off < 16 && ok; off++)
 		for (len = 0; len + off <= sizeof(data) && ok; len += 37)
-			ok = sroce_crc32_le(off * 0x1010101U, data + off, len) ==
+			ok = sroce_crc32_le(off * 0x1010101U, data + off,
+					    len) ==
 			     crc32_le(off * 0x1010101U, data + off, len);
 	sroce_crc_tfm = NULL;
 	return ok;
