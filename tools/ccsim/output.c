@@ -331,7 +331,8 @@ int sim_out_summary(struct sim *s, FILE *fp)
 				(unsigned long long)f->timeouts,
 				(unsigned long long)f->naks_rcvd);
 		if (f->start_seen)
-			fprintf(fp, " start_us %llu start_mbps %llu start_b %llu",
+			fprintf(fp,
+				" start_us %llu start_mbps %llu start_b %llu",
 				(unsigned long long)(f->start_at /
 						     SIM_PS_PER_US),
 				(unsigned long long)(f->start_rate / 1000),
