@@ -5,10 +5,10 @@
 # scripts/check.sh next to the unit tests.  Builds the simulator, runs
 # small scenarios and asserts properties of the DCQCN paper (convergence,
 # fairness, queue between Kmin and Kmax, PFC-only pauses and their log),
-# the kernel's pacing (sroce_cc_pace_check()), the go-back-N transport on
-# the guest testbed's parameters (window, loss recovery, DCQCN
-# cut/recovery cycles), determinism (two runs byte-identical, another seed
-# differs) and the parser's errors.
+# the kernel's pacing (sroce_cc_pace_check(), the bounds of its credit),
+# the go-back-N transport on the guest testbed's parameters (window, loss
+# recovery, DCQCN cut/recovery cycles), determinism (two runs
+# byte-identical, another seed differs) and the parser's errors.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
 # '!COMMAND' conditions are single-quoted: t() expands them per run.
 # shellcheck disable=SC2016
@@ -157,6 +157,30 @@ pfc_log_ok() {
 		} END { exit bad }' "$1/pfc.csv"
 }
 
+# credit_ok DIR PREFIX CREDIT: for every flow with PREFIX_b (bytes it
+# began to send in the start_window_us after its first CNP: start, or
+# after an XON: xon) and PREFIX_mbps (the highest cc rate in that time),
+# PREFIX_b <= PREFIX_mbps x window + CREDIT + 2 packets (the one that
+# opens the window and one for rounding; 1024-byte packets); at least
+# one flow has them.
+credit_ok() {
+	awk -v p="$2" -v credit="$3" '
+		/^start_window_us = / { w = $3 }
+		/^flow[0-9]+ = / {
+			delete v
+			for (i = 3; i < NF; i += 2)
+				v[$i] = $(i + 1)
+			if (!((p "_b") in v))
+				next
+			n++
+			lim = v[p "_mbps"] * w / 8 + credit + 2 * 1024
+			printf "# %s: %s_b %d, limit %d\n", $1, p, v[p "_b"], lim
+			if (v[p "_b"] > lim)
+				bad = 1
+		}
+		END { exit bad || !n }' "$1/summary.txt"
+}
+
 # cycles DIR: cut (< 5 Mb/s) and recovery (> 50 Mb/s) cycles of flow 0
 cycles() {
 	awk -F, 'NR > 1 {
@@ -239,6 +263,26 @@ t "pace_check: a QP cut to 1 Mb/s sends again once its rate recovers" \
 	"${mlx[@]}" -D cc.rate_to_set_on_first_cnp=1 -- 'pace_waits > 0' \
 	'!k=$(max_idle_us $d); echo "# longest idle $k us"; [ "$k" -lt 1000 ]' \
 	'jain >= 0.95'
+
+# The pacing credit (kernel/proto/cc.h sroce_cc_pace_burst(), kernel/cc.c
+# sroce_cc_after()).  A flow's first CNP cuts it from 40 to 20 Gb/s; its
+# pacing starts then with no credit, so in the 50 us after it (before
+# another CNP or a rate increase) it sends at most 20 Gb/s x 50 us =
+# 125 KB and two packets.  Without PFC nothing else holds it back.  The
+# module before commit 530d6bb had 250 us of credit at that moment and
+# sent at line rate (250 KB); with the 16 KiB bound but not the restart
+# at the CNP, 142 KB.
+t "pacing starts at the first CNP with no credit (no line-rate burst)" \
+	crs two-flow.ini -D switch.pfc=off -D sim.duration_ms=15 \
+	-D sim.measure_start_ms=12 -- 'drops <= 0' \
+	'!credit_ok $d start 0'
+# After a PFC pause a paced flow catches up at most 16 KiB beyond its
+# rate.  XON at 30 KB (XOFF 150) leaves room for a burst before the next
+# XOFF; with the 250 us credit the flows sent 49-204 KB beyond it
+# (seeds 1-6), with the bound at most 17.4 KB.
+t "after an XON a paced flow sends at most 16 KiB beyond its rate" \
+	crx two-flow.ini -D switch.pfc_xon_kb=30 -D sim.duration_ms=20 \
+	-D sim.measure_start_ms=12 -- 'pauses > 0' '!credit_ok $d xon 16384'
 
 # The guest testbed (bench/cc.sh scaled): RC go-back-N, 128 KB windows.
 t "gbn window: one flow keeps <= 128 KB queued, link full, no drop" tb1 \

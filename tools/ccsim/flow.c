@@ -243,6 +243,16 @@ void sim_flow_send(struct sim *s, u32 i)
 				sroce_cc_pace_burst(f->cc.rate,
 						    s->cfg.pace_burst));
 	}
+	if (f->start_seen && s->now < f->start_at + s->cfg.start_window) {
+		f->start_sent += bytes;
+		if (f->cc.rate > f->start_rate)
+			f->start_rate = f->cc.rate;
+	}
+	if (f->xon_open && s->now < f->xon_at + s->cfg.start_window) {
+		f->xon_sent += bytes;
+		if (f->cc.rate > f->xon_rate)
+			f->xon_rate = f->cc.rate;
+	}
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
 	f->sent += bytes;
@@ -270,6 +280,33 @@ void sim_flow_cnp(struct sim *s, u32 i)
 	/* kernel/cc.c sroce_cc_after(): pacing starts now, no credit */
 	if (!st.active && f->cc.active)
 		f->edt = ns;
+	if (!st.active && f->cc.active && !f->start_seen) {
+		f->start_seen = true;
+		f->start_at = s->now;
+		f->start_rate = f->cc.rate;
+	}
+}
+
+/*
+ * Close flow @f's watch of the time after an XON: keep it if the flow
+ * sent more beyond its rate in it than in any before (bytes sent x 8e9
+ * against kbit/s x ps: bits x 1e9 both).
+ */
+void sim_flow_xon_close(struct sim *s, struct sim_flow *f)
+{
+	u64 w = s->cfg.start_window;
+
+	if (!f->xon_open)
+		return;
+	f->xon_open = false;
+	f->xons++;
+	if (f->xons == 1 ||
+	    (s64)(f->xon_sent * 8000000000ULL - f->xon_rate * w) >
+		    (s64)(f->xon_worst_sent * 8000000000ULL -
+			  f->xon_worst_rate * w)) {
+		f->xon_worst_sent = f->xon_sent;
+		f->xon_worst_rate = f->xon_rate;
+	}
 }
 
 void sim_flow_pause(struct sim *s, u32 i, bool on)
@@ -282,6 +319,13 @@ void sim_flow_pause(struct sim *s, u32 i, bool on)
 	} else if (!on && f->paused) {
 		f->paused = false;
 		f->paused_time += s->now - f->paused_since;
+		sim_flow_xon_close(s, f);
+		if (f->cc.active) {
+			f->xon_open = true;
+			f->xon_at = s->now;
+			f->xon_rate = f->cc.rate;
+			f->xon_sent = 0;
+		}
 		sim_flow_kick(s, i);
 	}
 }

@@ -281,8 +281,10 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "window_us = %llu..%llu\n",
 		(unsigned long long)(c->measure_start / SIM_PS_PER_US),
 		(unsigned long long)(c->measure_end / SIM_PS_PER_US));
+	fprintf(fp, "start_window_us = %llu\n",
+		(unsigned long long)(c->start_window / SIM_PS_PER_US));
 	for (i = 0; i < s->nflows; i++) {
-		const struct sim_flow *f = &s->flows[i];
+		struct sim_flow *f = &s->flows[i];
 		u64 b = 0, fpaused;
 
 		for (j = 0; j < s->ser.n; j++) {
@@ -328,6 +330,19 @@ int sim_out_summary(struct sim *s, FILE *fp)
 				(unsigned long long)(f->retx / 1000),
 				(unsigned long long)f->timeouts,
 				(unsigned long long)f->naks_rcvd);
+		if (f->start_seen)
+			fprintf(fp,
+				" start_us %llu start_mbps %llu start_b %llu",
+				(unsigned long long)(f->start_at /
+						     SIM_PS_PER_US),
+				(unsigned long long)(f->start_rate / 1000),
+				(unsigned long long)f->start_sent);
+		sim_flow_xon_close(s, f);
+		if (f->xons)
+			fprintf(fp, " xons %llu xon_mbps %llu xon_b %llu",
+				(unsigned long long)f->xons,
+				(unsigned long long)(f->xon_worst_rate / 1000),
+				(unsigned long long)f->xon_worst_sent);
 		if (f->done)
 			fprintf(fp, " fct_us %llu",
 				(unsigned long long)((f->done_at -

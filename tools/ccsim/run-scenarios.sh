@@ -6,7 +6,7 @@
 # paper and NVIDIA flavours, DCTCP, none; the guest testbed of
 # bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs time with
 # gnuplot (if installed).  OUTDIR/table.txt collects the headline figures
-# of every run.
+# of every run, and of the episodes that flows joining open.
 set -euo pipefail
 sim=$1
 out=$2
@@ -109,6 +109,63 @@ for tb in testbed testbed-50; do
 		done
 	done
 done
+
+# episode NAME JOIN_MS PORT_GBPS [NEXT_MS]: the episode a flow's start at JOIN_MS
+# opens in run NAME (rate.csv, sampled every 10 us; pfc.csv): how often
+# the joining flow's rate fell in the 2 ms after (samples lower than the
+# one before; in these scenarios the joiner is the highest-numbered flow
+# on), the lowest rate of any flow on in the 5 ms after, how long until
+# every flow on had at least 0.9 of the fair share (PORT_GBPS over the
+# flows on) again after some had less, before the next flow event
+# NEXT_MS ("never" if not), and the pauses (XOFFs) in the 5 ms after.
+printf '\n%-22s %8s %6s %9s %9s %7s\n' episode join_ms cuts min_gbps \
+	recov_ms pauses >>"$table"
+episode() {
+	awk -F, -v j="$(($2 * 1000))" -v port="$3" -v name="$1" \
+		-v end="$((${4:-1000000} * 1000))" '
+		FNR == 1 { file++; next }
+		file == 1 && ($1 <= j || $1 > end) { next }
+		file == 1 {
+			on = 0
+			ok = 1
+			for (i = 2; i <= NF; i++)
+				if ($i > 0) {
+					on++
+					joiner = i
+				}
+			for (i = 2; i <= NF; i++)
+				if ($i > 0 && $i < 0.9 * port / on)
+					ok = 0
+			if (!ok)
+				cut = 1
+			if (ok && cut && rec == "")
+				rec = sprintf("%.2f", ($1 - j) / 1000)
+			if ($1 > j + 5000)
+				next
+			for (i = 2; i <= NF; i++)
+				if ($i > 0 && (min == "" || $i < min))
+					min = $i
+			if ($1 > j + 2000)
+				next
+			if (prev != "" && $joiner < prev)
+				cuts++
+			prev = $joiner
+		}
+		file == 2 && $3 == "xoff" && $1 > j * 1000 &&
+			$1 <= (j + 5000) * 1000 { pauses++ }
+		END {
+			printf "%-22s %8d %6d %9.2f %9s %7d\n", name, j / 1000,
+				cuts, min, rec == "" ? "never" : rec, pauses
+		}' "$out/$1/rate.csv" "$out/$1/pfc.csv" >>"$table"
+}
+episode two-flow-paper 10 40
+episode two-flow-mlx 10 40
+episode two-flow-dctcp 10 40
+episode join-leave-paper 20 40 40
+episode join-leave-paper 40 40 60
+episode join-leave-paper 60 40 100
+episode join-leave-mlx 20 40 40
+
 cat "$table"
 echo "speed:"
 cat "$out/speed.txt"

@@ -7,8 +7,8 @@
  * (_ms, _us, _kb (1000 bytes), _gbps, _mbps).  Sections:
  *
  *   [sim]     name, duration_ms, seed, sample_us, mtu, measure_start_ms,
- *             measure_end_ms, conv_window_us, conv_jain, transport
- *             (none/gbn), rto_us
+ *             measure_end_ms, conv_window_us, conv_jain,
+ *             start_window_us, transport (none/gbn), rto_us
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
  *             pfc_xon_kb
@@ -39,6 +39,7 @@ void sim_config_default(struct sim_config *c)
 	c->sample = 10 * SIM_PS_PER_US;
 	c->mtu = 1024;
 	c->conv_window = 500 * SIM_PS_PER_US;
+	c->start_window = 50 * SIM_PS_PER_US;
 	c->conv_jain_ppm = 950000;
 	c->port_rate = 40000000;
 	c->buffer = 12000 * 1000;
@@ -122,6 +123,8 @@ static int sim_set_sim(struct sim_config *c, const char *key, double v)
 		c->measure_end = sim_round(v * SIM_PS_PER_MS);
 	else if (!strcmp(key, "conv_window_us"))
 		c->conv_window = sim_round(v * SIM_PS_PER_US);
+	else if (!strcmp(key, "start_window_us"))
+		c->start_window = sim_round(v * SIM_PS_PER_US);
 	else if (!strcmp(key, "conv_jain"))
 		c->conv_jain_ppm = (u32)sim_round(v * 1000000);
 	else if (!strcmp(key, "rto_us"))

@@ -96,6 +96,7 @@ struct sim_config {
 	u32 mtu; /* bytes per packet on the wire */
 	u64 measure_start, measure_end; /* ps: the summary's window */
 	u64 conv_window; /* ps: throughput window for convergence */
+	u64 start_window; /* ps after a flow's first cc start it is watched */
 	u32 conv_jain_ppm; /* converged: Jain index >= this / 1e6 */
 	/* switch */
 	u64 port_rate; /* kbit/s */
@@ -159,6 +160,22 @@ struct sim_flow {
 	u64 edt; /* ns: pacing earliest departure time */
 	u64 pace_waits; /* sroce_cc_pace_check() said wait */
 	u64 cc_starts; /* CNPs that found the algorithm inactive */
+	/*
+	 * The first start_window after the flow's first cc start: when it
+	 * began (ps), the highest cc rate seen in it (kbit/s), the bytes of
+	 * the packets the flow began to send in it.
+	 */
+	bool start_seen;
+	u64 start_at, start_rate, start_sent;
+	/*
+	 * The same for the start_window after each XON that found the
+	 * algorithm active (xon_*: the current one, cut short by the next
+	 * XON), and the one of them in which the flow sent most beyond its
+	 * rate (xon_worst_*).
+	 */
+	bool xon_open;
+	u64 xon_at, xon_rate, xon_sent;
+	u64 xons, xon_worst_rate, xon_worst_sent;
 	u64 nic_free; /* ps: the NIC finished its last packet */
 	u64 sent, delivered; /* bytes */
 	u64 interval; /* bytes delivered since the last sample */
@@ -239,6 +256,7 @@ void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
+void sim_flow_xon_close(struct sim *s, struct sim_flow *f);
 bool sim_flow_on(const struct sim_flow *f);
 u64 sim_flow_rate(struct sim *s, u32 i, u32 *alpha);
 
