@@ -26,9 +26,12 @@ static struct crypto_shash *sroce_crc_tfm;
 u32 sroce_crc32_le(u32 crc, const void *p, size_t len)
 {
 	struct crypto_shash *tfm = sroce_crc_tfm;
-	char buf[sizeof(struct shash_desc) + sizeof(u32)] __aligned(
-		__alignof__(struct shash_desc));
-	struct shash_desc *desc = (struct shash_desc *)buf;
+	/* A descriptor with room for the crc32 drivers' u32 context. */
+	struct {
+		struct shash_desc desc;
+		u32 ctx;
+	} d;
+	struct shash_desc *desc = &d.desc;
 
 	if (!tfm)
 		return crc32_le(crc, p, len);
