@@ -155,3 +155,39 @@ perf_nonzero() {
 perf_row() {
 	awk '$1 ~ /^[0-9]+$/ && NF >= 4' <<<"$1" | tail -n 1
 }
+
+# rxe_pair_setup: make_init_veth's topology with rdma_rxe's rxe0 on i1
+# (init_net) and sroce3 on i2 (ns3), as six test cases; sets grxe and gsro
+# (their IPv4 GID indices).  If a step fails it skips the rest of the file
+# and ends it.  rdma_rxe keeps UDP 4791 of init_net open while loaded,
+# which later test files (t-netns) must not find: rxe0 is removed and the
+# module unloaded on every exit.
+rxe_pair_setup() {
+	trap rxe_pair_cleanup EXIT
+	# rdma_rxe first: it opens UDP 4791 in init_net when it loads.
+	if ! ktap_check "modprobe rdma_rxe" modprobe rdma_rxe ||
+		! ktap_check "load sroce.ko" load_sroce ||
+		! ktap_check "veth i1 (init_net) / i2 (ns3)" make_init_veth ||
+		! ktap_check "rdma link add rxe0 on i1" add_link rxe0 rxe i1 ||
+		! ktap_check "rdma link add sroce3 on i2 in ns3" \
+			add_link sroce3 sroce i2 ns3; then
+		ktap_skip_rest "no topology"
+		ktap_done
+	fi
+	if ! wait_gid rxe0 10.12.0.1 20 || ! wait_gid sroce3 10.12.0.2 20; then
+		ktap_fail "IPv4 GIDs on rxe0 and sroce3" "$(list_gids rxe0)" \
+			"$(list_gids sroce3)"
+		ktap_skip_rest "no GID"
+		ktap_done
+	fi
+	ktap_pass "IPv4 GIDs on rxe0 and sroce3"
+	grxe=$(gid_index rxe0 10.12.0.1)
+	gsro=$(gid_index sroce3 10.12.0.2)
+}
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+rxe_pair_cleanup() {
+	rdma link delete rxe0 >/dev/null 2>&1
+	wait_until 10 dev_gone rxe0
+	modprobe -r rdma_rxe >/dev/null 2>&1
+}

@@ -19,33 +19,9 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 PP_TMO=${PP_TIMEOUT:-120}
 
-ktap_begin 12 "congestion control against rdma_rxe"
+ktap_begin 13 "congestion control against rdma_rxe"
 
-# shellcheck disable=SC2317 # run by the EXIT trap
-interop_cleanup() {
-	rdma link delete rxe0 >/dev/null 2>&1
-	wait_until 10 dev_gone rxe0
-	modprobe -r rdma_rxe >/dev/null 2>&1
-}
-trap interop_cleanup EXIT
-
-if ! ktap_check "modprobe rdma_rxe" modprobe rdma_rxe ||
-	! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "veth i1 (init_net) / i2 (ns3)" make_init_veth ||
-	! ktap_check "rdma link add rxe0 on i1" add_link rxe0 rxe i1 ||
-	! ktap_check "rdma link add sroce3 on i2 in ns3" \
-		add_link sroce3 sroce i2 ns3; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-if ! wait_gid rxe0 10.12.0.1 20 || ! wait_gid sroce3 10.12.0.2 20; then
-	ktap_fail "IPv4 GIDs on rxe0 and sroce3" "$(list_gids rxe0)" \
-		"$(list_gids sroce3)"
-	ktap_skip_rest "no GID"
-	ktap_done
-fi
-grxe=$(gid_index rxe0 10.12.0.1)
-gsro=$(gid_index sroce3 10.12.0.2)
+rxe_pair_setup
 
 # red_bottleneck NS DEV: 20 Mbit/s htb with RED in ECN mode on DEV's egress.
 # A 64 KB htb burst: with tc's default (one MTU) htb sends one packet per

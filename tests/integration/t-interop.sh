@@ -23,35 +23,7 @@ PP_TMO=${PP_TIMEOUT:-90}
 
 ktap_begin 16 "sroce <-> rdma_rxe interoperability"
 
-# rdma_rxe keeps UDP 4791 of init_net open while loaded, which later test
-# files (t-netns) must not find: remove rxe0 and unload it on every exit.
-# shellcheck disable=SC2317 # run by the EXIT trap
-interop_cleanup() {
-	rdma link delete rxe0 >/dev/null 2>&1
-	wait_until 10 dev_gone rxe0
-	modprobe -r rdma_rxe >/dev/null 2>&1
-}
-trap interop_cleanup EXIT
-
-# rdma_rxe first: it opens UDP 4791 in init_net when it loads.
-if ! ktap_check "modprobe rdma_rxe" modprobe rdma_rxe ||
-	! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "veth i1 (init_net) / i2 (ns3)" make_init_veth ||
-	! ktap_check "rdma link add rxe0 on i1" add_link rxe0 rxe i1 ||
-	! ktap_check "rdma link add sroce3 on i2 in ns3" \
-		add_link sroce3 sroce i2 ns3; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-if ! wait_gid rxe0 10.12.0.1 20 || ! wait_gid sroce3 10.12.0.2 20; then
-	ktap_fail "IPv4 GIDs on rxe0 and sroce3" "$(list_gids rxe0)" \
-		"$(list_gids sroce3)"
-	ktap_skip_rest "no GID"
-	ktap_done
-fi
-ktap_pass "IPv4 GIDs on rxe0 and sroce3"
-grxe=$(gid_index rxe0 10.12.0.1)
-gsro=$(gid_index sroce3 10.12.0.2)
+rxe_pair_setup
 diag "rxe0 gid $grxe (init_net), sroce3 gid $gsro (ns3)"
 port=18700
 
