@@ -18,7 +18,8 @@
  * XOFF before the last one expires, and at a tenth of pfc_xoff_max_ms, so
  * that the bound on one XOFF episode (then an explicit XON, counted in
  * tx_pause_storm_error_events) is kept.  Frames leave through
- * dev_queue_xmit() on the link device from process context, with no lock.
+ * dev_queue_xmit() on the link device from process context, with no lock
+ * and BH enabled.
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -151,14 +152,14 @@ static void sroce_pfc_gen_xmit(struct sroce_pfc *pfc,
 	skb->protocol = htons(ETH_P_PAUSE);
 	skb->priority = TC_PRIO_CONTROL;
 	/*
-	 * As a softirq sender would (bridge STP from its timers): with BH
-	 * enabled around it, a transmit to a veth peer from this work oopsed
-	 * in dev_hard_start_xmit() on 6.1 (the frame found on the peer's
-	 * backlog while still being sent).
+	 * dev_queue_xmit() disables BH itself and may be called from process
+	 * context (as packet sockets do).  Its result goes through a variable:
+	 * net_xmit_eval() evaluates its argument twice, and
+	 * net_xmit_eval(dev_queue_xmit(skb)) sent the skb a second time after
+	 * veth had queued it on the peer's backlog (an oops in
+	 * dev_hard_start_xmit(), skb->next being that backlog's list head).
 	 */
-	local_bh_disable();
 	rc = dev_queue_xmit(skb);
-	local_bh_enable();
 	if (net_xmit_eval(rc))
 		goto drop;
 	return;
