@@ -18,7 +18,8 @@
  * XOFF before the last one expires, and at a tenth of pfc_xoff_max_ms, so
  * that the bound on one XOFF episode (then an explicit XON, counted in
  * tx_pause_storm_error_events) is kept.  Frames leave through
- * dev_queue_xmit() on the link device from process context, with no lock.
+ * dev_queue_xmit() on the link device from process context, with no lock
+ * and BH enabled.
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -29,6 +30,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/skbuff.h>
 #include <net/dsfield.h>
+#include <net/inet_ecn.h>
 
 #include "counters.h"
 #include "device.h"
@@ -58,19 +60,21 @@ static void sroce_pfc_gen_queue(struct sroce_pfc_gen *gen)
 		sroce_task_queue(&gen->work, -1);
 }
 
-/* DSCP of a packet sroce_recv() parsed (skb->data at the UDP header). */
-static u8 sroce_pfc_rx_dscp(struct sk_buff *skb)
+/* DSCP and ECN of a packet sroce_recv() parsed (skb->data at UDP). */
+static u8 sroce_pfc_rx_dsfield(struct sk_buff *skb)
 {
 	if (SROCE_RX_CB(skb)->ntype == RDMA_NETWORK_IPV4)
-		return ip_hdr(skb)->tos >> 2;
-	return ipv6_get_dsfield(ipv6_hdr(skb)) >> 2;
+		return ip_hdr(skb)->tos;
+	return ipv6_get_dsfield(ipv6_hdr(skb));
 }
 
 void sroce_pfc_rx_queued(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_pfc *pfc = sdev->pfc;
 	struct sroce_pfc_gen *gen = &pfc->gen;
-	u32 prio = READ_ONCE(pfc->dscp2prio[sroce_pfc_rx_dscp(skb)]);
+	u8 ds = sroce_pfc_rx_dsfield(skb);
+	u32 prio = READ_ONCE(pfc->dscp2prio[ds >> 2]);
+	u32 mark = READ_ONCE(gen->rx_mark_bytes);
 	long b;
 
 	/*
@@ -79,6 +83,13 @@ void sroce_pfc_rx_queued(struct sroce_dev *sdev, struct sk_buff *skb)
 	 */
 	skb->priority = prio;
 	b = atomic_long_add_return(skb->len, &gen->backlog[prio]);
+	/*
+	 * Testing (rx_mark_bytes): the backlog plays a switch buffer that
+	 * marks ECN-capable packets CE above Kmin, below XOFF.  The mark
+	 * is taken where a CE from the wire is (sroce_recv_finish()).
+	 */
+	if (unlikely(mark) && b > mark && INET_ECN_is_capable(ds))
+		SROCE_RX_CB(skb)->ce = true;
 	if (unlikely(b >= READ_ONCE(gen->xoff_bytes)) &&
 	    !test_bit(prio, &gen->active) && sroce_pfc_gen_on(pfc, prio))
 		sroce_pfc_gen_queue(gen);
@@ -151,14 +162,14 @@ static void sroce_pfc_gen_xmit(struct sroce_pfc *pfc,
 	skb->protocol = htons(ETH_P_PAUSE);
 	skb->priority = TC_PRIO_CONTROL;
 	/*
-	 * As a softirq sender would (bridge STP from its timers): with BH
-	 * enabled around it, a transmit to a veth peer from this work oopsed
-	 * in dev_hard_start_xmit() on 6.1 (the frame found on the peer's
-	 * backlog while still being sent).
+	 * dev_queue_xmit() disables BH itself and may be called from process
+	 * context (as packet sockets do).  Its result goes through a variable:
+	 * net_xmit_eval() evaluates its argument twice, and
+	 * net_xmit_eval(dev_queue_xmit(skb)) sent the skb a second time after
+	 * veth had queued it on the peer's backlog (an oops in
+	 * dev_hard_start_xmit(), skb->next being that backlog's list head).
 	 */
-	local_bh_disable();
 	rc = dev_queue_xmit(skb);
-	local_bh_enable();
 	if (net_xmit_eval(rc))
 		goto drop;
 	return;
@@ -326,6 +337,9 @@ u32 sroce_pfc_gen_get(struct sroce_dev *sdev, enum sroce_pfc_gen_knob k)
 	case SROCE_PFC_GK_XOFF_MAX_MS:
 		v = gen->xoff_max_ms;
 		break;
+	case SROCE_PFC_GK_RX_MARK_BYTES:
+		v = READ_ONCE(gen->rx_mark_bytes);
+		break;
 	default:
 		v = READ_ONCE(gen->rx_delay_us);
 		break;
@@ -349,6 +363,9 @@ void sroce_pfc_gen_set(struct sroce_dev *sdev, enum sroce_pfc_gen_knob k,
 		break;
 	case SROCE_PFC_GK_XOFF_MAX_MS:
 		gen->xoff_max_ms = val;
+		break;
+	case SROCE_PFC_GK_RX_MARK_BYTES:
+		WRITE_ONCE(gen->rx_mark_bytes, val);
 		break;
 	default:
 		WRITE_ONCE(gen->rx_delay_us, val);

@@ -51,6 +51,8 @@ struct sroce_pfc_gen {
 	u32 xon_bytes;
 	/* Testing: receive work sleeps this long before each packet. */
 	u32 rx_delay_us;
+	/* Testing: CE on ECT packets queued above this backlog; 0 = off. */
+	u32 rx_mark_bytes;
 	/* Runs the hysteresis and sends frames; needs no reference. */
 	struct work_struct work;
 	/* Queues the work to refresh an XOFF; soft, never under a lock. */
@@ -76,7 +78,8 @@ void sroce_pfc_gen_kick(struct sroce_pfc *pfc);
 
 /*
  * rxq.c hooks.  Queued: softirq, before @skb is put on a QP's receive
- * queue (records the packet's priority in skb->priority).  Dequeued: after
+ * queue (records the packet's priority in skb->priority; the testing knob
+ * rx_mark_bytes marks it CE above that backlog).  Dequeued: after
  * @skb left the queue, with @work true in the receive work (which may
  * sleep there: the testing knob rx_delay_us), false when it is purged.
  */
@@ -90,6 +93,7 @@ enum sroce_pfc_gen_knob {
 	SROCE_PFC_GK_HEADROOM,
 	SROCE_PFC_GK_XOFF_MAX_MS,
 	SROCE_PFC_GK_RX_DELAY_US,
+	SROCE_PFC_GK_RX_MARK_BYTES,
 };
 
 u32 sroce_pfc_gen_get(struct sroce_dev *sdev, enum sroce_pfc_gen_knob k);

@@ -165,6 +165,7 @@ SROCE_PFC_GEN_ACCESSORS(xon, XON)
 SROCE_PFC_GEN_ACCESSORS(headroom, HEADROOM)
 SROCE_PFC_GEN_ACCESSORS(xoff_max, XOFF_MAX_MS)
 SROCE_PFC_GEN_ACCESSORS(rx_delay, RX_DELAY_US)
+SROCE_PFC_GEN_ACCESSORS(rx_mark, RX_MARK_BYTES)
 
 static ssize_t sroce_pfc_knob_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
@@ -232,6 +233,10 @@ struct sroce_pfc_knob sroce_pfc_knobs[SROCE_PFC_KNOB_MAX] = {
 	/* Testing only (Documentation/pfc.rst); 0 = off. */
 	SROCE_PFC_KNOB(RX_DELAY_US, rx_delay_us, sroce_pfc_rx_delay_get,
 		       sroce_pfc_rx_delay_set, 0, SROCE_PFC_MAX_RX_DELAY_US),
+	/* Testing only: receive-backlog ECN marking; 0 = off. */
+	SROCE_PFC_KNOB(RX_MARK_BYTES, rx_mark_bytes, sroce_pfc_rx_mark_get,
+		       sroce_pfc_rx_mark_set, SROCE_PFC_MIN_THRESH,
+		       SROCE_PFC_MAX_THRESH, .zero_ok = true),
 };
 
 /*

@@ -31,7 +31,7 @@ ITERS=20
 INJ=(python3 "$here/pfc_inject.py")
 S1=/sys/class/infiniband/sroce1
 
-ktap_begin 25 "PFC: knobs, malformed frames, pause, isolation, storm watchdog, generation"
+ktap_begin 26 "PFC: knobs, malformed frames, pause, isolation, storm watchdog, generation"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -275,6 +275,45 @@ diag "priority 3 seen paused for ${pause_ms} ms until the stream was stopped"
 	[ $((t31 - t30)) -ge 1 ]
 ktap_result "counters: rx_prio3_pause, _duration (the stream's length), _transition" $?
 
+# ---- goodput under periodic pause ----
+# The same transfer without pause, with an XOFF of 585 quanta (30 ms at
+# 10 Mb/s, ended by expiry) every 40 ms, and without pause again: goodput
+# from ibv_rc_pingpong's own "Mbit/sec" line, the paused fraction from
+# rx_prio3_pause_duration.  The sender is held most of the time (less when
+# python's sleep is late), so its goodput must drop; it must not stop (it
+# runs between pauses).
+# Generous bounds: an emulated guest's timers and python's sleep are late.
+gp_run() {
+	SIZE=65536 ITERS=100 pingpong || return 1
+	gp=$(awk '/bytes in .* seconds =/ { print $(NF - 1) }' <<<"$pair_cout")
+	[ -n "$gp" ]
+}
+gp_ok=0
+gp_run || gp_ok=1
+gp0=$gp ms0=$pp_ms
+d30=$(cnt sroce1 rx_prio3_pause_duration)
+ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --quanta 585 --every-ms 40 --for-s 600 >/dev/null &
+inj=$!
+wait_until 60 grep -q "paused 0x08" "$S1/pfc_state"
+d31=$(cnt sroce1 rx_prio3_pause_duration)
+gp_run || gp_ok=1
+gp1=$gp ms1=$pp_ms
+d32=$(cnt sroce1 rx_prio3_pause_duration)
+kill $inj
+wait $inj 2>/dev/null
+inject --enable 0x08 --quanta 0 >/dev/null
+gp_run || gp_ok=1
+gp2=$gp ms2=$pp_ms
+# Per mille of the paused run's time that priority 3 was held.
+frac=$(((d32 - d31) / ms1))
+cmp=$(awk -v a="$gp0" -v b="$gp1" -v c="$gp2" -v f="$frac" 'BEGIN {
+	base = (a + c) / 2; r = (base > 0) ? b / base : 0
+	printf "%.2f %d", r, (f >= 200 && r <= 0.85 && r >= 0.02) ? 0 : 1 }')
+diag "goodput: unpaused $gp0 Mbit/s (${ms0} ms), paused $gp1 Mbit/s (${ms1} ms, held ${frac} per mille), unpaused again $gp2 Mbit/s (${ms2} ms); paused/unpaused ${cmp% *}"
+[ $gp_ok -eq 0 ] && [ "${cmp#* }" -eq 0 ]
+ktap_result "goodput under a 30 ms pause every 40 ms: held >= 20 %, 2-85 % of the unpaused goodput, byte-exact" $? \
+	"$(tail -n 10 <<<"$pair_out")"
+
 # ---- pause in the middle of a transfer ----
 # Requests are in flight when the XOFF stream starts: they are ACKed, then
 # sroce1 holds; its retransmit timer (67 ms with ibv_rc_pingpong's
@@ -283,7 +322,8 @@ res=$(mktemp)
 port=$((port + 1))
 mport=$port
 (
-	PAIR_PORT=$mport run_pair "$TMO" \
+	# 26 MB each way: minutes on a loaded host.
+	PAIR_PORT=$mport run_pair $((3 * TMO)) \
 		ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p $mport -s $SIZE -n 400 -c" \
 		ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p $mport -s $SIZE -n 400 -c 10.11.0.2"
 	echo "$?" >"$res"
