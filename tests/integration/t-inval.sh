@@ -4,8 +4,10 @@
 # t-inval.sh - verbs with invalid arguments (tests/datapath/dp_inval): bad
 # access flags, counts and lengths beyond the advertised limits, wrong QP
 # states and attributes, bad address vectors and objects of another PD
-# each fail with a clear error; afterwards the device holds exactly what
-# it held before (`rdma resource`), so no failed call left anything behind.
+# (lkeys, AHs, an SRQ, memory window binds with an MR or a QP of another
+# PD or an MR without MW_BIND) each fail with a clear error, and a valid
+# call afterwards works; at the end the device holds exactly what it held
+# before (`rdma resource`), so no failed call left anything behind.
 # The data-path error cases of RC (remote access, lengths, MW binds) are
 # in t-datapath (dp_err.c); this file covers the control path.
 #
