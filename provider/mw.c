@@ -53,8 +53,8 @@ int sroce_dealloc_mw(struct ibv_mw *mw)
  * the caller an error code and leaves the QP usable.  An MR of this
  * context is one of sroce_reg_mr's verbs_mr, which records its access.
  */
-static int sroce_bind_mr_check(const struct ibv_qp *qp,
-			       const struct ibv_mw *mw, const struct ibv_mr *mr)
+static int sroce_bind_mr_check(const struct ibv_qp *qp, const struct ibv_mw *mw,
+			       const struct ibv_mr *mr)
 {
 	const struct verbs_mr *vmr;
 

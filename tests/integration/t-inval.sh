@@ -17,24 +17,14 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/lib.sh"
 . "$here/dp-lib.sh"
 
-iv=$(dp_tool dp_inval)
-if [ -z "$iv" ]; then
-	ktap_begin 1 "verbs with invalid arguments"
-	ktap_fail "dp_inval built (make -C tests/datapath)"
-	ktap_done
-fi
+need_tool dp_inval "verbs with invalid arguments"
+iv=$tool
 n=$("$iv" -P)
 ktap_begin $((2 + n + 2)) "verbs with invalid arguments"
-
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-g=$(gid_index sroce1 10.11.0.1)
+two_ns_start
 
 before=$(rdma resource show sroce1)
-out=$(ip netns exec ns1 timeout 120 "$iv" -d sroce1 -g "$g" 2>&1)
+out=$(ip netns exec ns1 timeout 120 "$iv" -d sroce1 -g "$g1" 2>&1)
 rc=$?
 relay_tool "dp_inval: " "$n" $rc "$out"
 after=$(rdma resource show sroce1)

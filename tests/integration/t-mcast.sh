@@ -23,32 +23,16 @@ G4=239.1.2.3
 G6=ff0e::1:2:3
 NMSG=${MC_NMSG:-10}
 
-mc=$(dp_tool dp_mcast)
-if [ -z "$mc" ]; then
-	ktap_begin 1 "UD multicast"
-	ktap_fail "dp_mcast built (make -C tests/datapath)"
-	ktap_done
-fi
+need_tool dp_mcast "UD multicast"
+mc=$tool
 nverbs=$("$mc" -P)
 ntotal=$("$mc" -P total)
 ktap_begin $((nverbs + ntotal + 29)) "UD multicast"
-
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-g1=$(gid_index sroce1 10.11.0.1)
-g2=$(gid_index sroce2 10.11.0.2)
+two_ns_start
 wait_gid sroce1 fd00::1
 wait_gid sroce2 fd00::2
 g16=$(gid_index sroce1 fd00::1)
 g26=$(gid_index sroce2 fd00::2)
-
-# counter DEV NAME: one hw counter of port 1.
-counter() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
-}
 
 # --- verbs semantics and limits (one device) ----------------------------------
 
@@ -119,7 +103,7 @@ for fam in 4 6; do
 	else
 		grp=$G6 gs=$g16 gr=$g26
 	fi
-	before=$(counter sroce2 rx_mcast_pkts)
+	before=$(hw_counter sroce2 rx_mcast_pkts)
 	mc_traffic "IPv$fam" "$grp" "$gs" "$gr" 3 0x11111111 "$NMSG"
 	ktap_result "IPv$fam: group $grp joined on v2 while QPs are attached" \
 		"$mc_joined" "$(ip -n ns2 maddr show dev v2)"
@@ -127,7 +111,7 @@ for fam in 4 6; do
 		"$mc_sok" "$mc_sout"
 	ktap_result "IPv$fam: each of 3 attached QPs receives all $NMSG, once" \
 		"$mc_ok" "$mc_rout"
-	after=$(counter sroce2 rx_mcast_pkts)
+	after=$(hw_counter sroce2 rx_mcast_pkts)
 	ktap_result "IPv$fam: rx_mcast_pkts grew by 3 x $NMSG" \
 		"$([ $((after - before)) -eq $((3 * NMSG)) ]; echo $?)" \
 		"before $before after $after"
@@ -141,22 +125,22 @@ ktap_result "groups left on v2 after the last detach" $st \
 	"$(ip -n ns2 maddr show dev v2)"
 
 # Wrong Q_Key: nothing delivered, counted.
-before=$(counter sroce2 rx_drop_bad_qkey)
+before=$(hw_counter sroce2 rx_drop_bad_qkey)
 mc_traffic "bad qkey" $G4 "$g1" "$g2" 2 0x22222222 0
 ktap_result "a Q_Key mismatch delivers nothing" "$mc_ok" "$mc_rout"
-after=$(counter sroce2 rx_drop_bad_qkey)
+after=$(hw_counter sroce2 rx_drop_bad_qkey)
 ktap_result "rx_drop_bad_qkey counts one drop per attached QP" \
 	"$([ $((after - before)) -eq $((2 * NMSG)) ]; echo $?)" \
 	"before $before after $after"
 
 # No QP attached on the receiving device: nothing reaches sroce2, since the
 # IP group is not joined there (the IP stack drops it), and nothing fails.
-before=$(counter sroce2 rcvd_pkts)
+before=$(hw_counter sroce2 rcvd_pkts)
 out=$(ip netns exec ns1 timeout 60 "$mc" -d sroce1 -g "$g1" -m $G4 \
 	-n "$NMSG" send 2>&1)
 ktap_result "sending to a group nobody joined completes" $? "$out"
 sleep 0.5
-after=$(counter sroce2 rcvd_pkts)
+after=$(hw_counter sroce2 rcvd_pkts)
 ktap_result "a device not in the group receives nothing" \
 	"$([ "$after" -eq "$before" ]; echo $?)" "before $before after $after"
 

@@ -51,6 +51,7 @@ teardown() {
 	modprobe -r nvme-rdma nvmet-rdma 2>/dev/null
 }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	teardown
 	modprobe -r nvmet 2>/dev/null
