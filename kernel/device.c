@@ -311,8 +311,7 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
-	a->max_total_mcast_qp_attach =
-		SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_TOTAL_ATTACH;
 	a->max_ah = SROCE_MAX_AH;
 	a->max_srq = SROCE_MAX_SRQ;
 	a->max_srq_wr = SROCE_MAX_SRQ_WR;

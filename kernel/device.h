@@ -45,6 +45,13 @@ enum sroce_limits {
 	SROCE_MAX_RD_ATOM = 128, /* per QP, initiator and responder */
 	SROCE_MAX_MCAST_GRP = 8192,
 	SROCE_MAX_MCAST_QP_ATTACH = 56,
+	/*
+	 * Attachments per device, a bound of its own: each one pins an
+	 * sroce member, an ib_uverbs entry and an IP group reference, and
+	 * max_mcast_grp * max_mcast_qp_attach (458752) would let one user
+	 * pin tens of MB.  8 QPs in every one of the 8192 groups.
+	 */
+	SROCE_MAX_MCAST_TOTAL_ATTACH = 65536,
 	SROCE_MAX_PKEYS = 1,
 	SROCE_GID_TBL_LEN = 1024,
 	SROCE_MIN_QPN = 16, /* 0/1 are special; GSI is QPN 1 */

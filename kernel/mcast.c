@@ -46,6 +46,10 @@
 #define SROCE_MCAST_HASH_BITS 8
 #define SROCE_MCAST_BUCKETS BIT(SROCE_MCAST_HASH_BITS)
 
+/* The total limit binds before every group is full (t-mcast tests it). */
+static_assert(SROCE_MAX_MCAST_TOTAL_ATTACH <
+	      SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP_ATTACH);
+
 /* One QP attached to a group. */
 struct sroce_mcm {
 	struct list_head node; /* in sroce_mcg.members (RCU) */
@@ -70,7 +74,7 @@ struct sroce_mcast {
 	 */
 	struct mutex lock;
 	unsigned int ngroups; /* listed groups, <= SROCE_MAX_MCAST_GRP */
-	unsigned int nattach; /* members of all groups */
+	unsigned int nattach; /* members of all groups, <= ..._TOTAL_ATTACH */
 	struct hlist_head groups[SROCE_MCAST_BUCKETS];
 };
 
@@ -208,7 +212,7 @@ static int sroce_mcast_room_locked(struct sroce_mcast *m,
 {
 	lockdep_assert_held(&m->lock);
 
-	if (m->nattach >= SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP_ATTACH)
+	if (m->nattach >= SROCE_MAX_MCAST_TOTAL_ATTACH)
 		return -ENOMEM;
 	if (!g)
 		return m->ngroups < SROCE_MAX_MCAST_GRP ? 0 : -ENOMEM;

@@ -42,7 +42,8 @@
 
 /* ---- creation ---- */
 
-static int sroce_qp_check_init(struct ib_qp_init_attr *init,
+static int sroce_qp_check_init(const struct ib_qp *ibqp,
+			       struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
 	struct ib_qp_cap *cap = &init->cap;
@@ -68,6 +69,13 @@ static int sroce_qp_check_init(struct ib_qp_init_attr *init,
 	if (init->xrcd || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	/*
+	 * The responder checks the lkeys of receive WQEs taken from the SRQ
+	 * against the QP's PD (resp.c): with an SRQ of another PD every
+	 * receive would fail, so the two must share one.  CQs have no PD.
+	 */
+	if (init->srq && init->srq->pd != ibqp->pd)
 		return -EINVAL;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
@@ -215,7 +223,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap cap = init->cap;
 	int err;
 
-	err = sroce_qp_check_init(init, udata);
+	err = sroce_qp_check_init(ibqp, init, udata);
 	if (err)
 		return err;
 	err = sroce_res_get(sdev, SROCE_RES_QP, SROCE_MAX_QP);

@@ -3,6 +3,7 @@
  * mw.c - memory windows, see mw.h.  A failed verb leaves nothing behind.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "mw.h"
@@ -46,6 +47,25 @@ int sroce_dealloc_mw(struct ibv_mw *mw)
 }
 
 /*
+ * The MR of a type 1 bind, checked before anything is posted: of this
+ * device and the window's PD, registered with MW_BIND (IBA 10.6.7.2.1).
+ * sroce.ko checks the same when it executes the bind; refusing here gives
+ * the caller an error code and leaves the QP usable.  An MR of this
+ * context is one of sroce_reg_mr's verbs_mr, which records its access.
+ */
+static int sroce_bind_mr_check(const struct ibv_qp *qp, const struct ibv_mw *mw,
+			       const struct ibv_mr *mr)
+{
+	const struct verbs_mr *vmr;
+
+	if (mr->context != qp->context || mr->pd != mw->pd)
+		return EINVAL;
+	vmr = (const struct verbs_mr *)((const char *)mr -
+					offsetof(struct verbs_mr, ibv_mr));
+	return vmr->access & IBV_ACCESS_MW_BIND ? 0 : EINVAL;
+}
+
+/*
  * ibv_bind_mw(3): type 1 only.  The new rkey (key byte + 1) is what the
  * window answers to once the bind completes; mw->rkey is updated when the
  * WQE is posted, as libibverbs documents.
@@ -59,6 +79,8 @@ int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	if (!mw || mw->type != IBV_MW_TYPE_1 || mw->pd != qp->pd)
 		return EINVAL;
 	ret = sroce_bind_check(mw, &mw_bind->bind_info, mw_bind->send_flags);
+	if (!ret && mw_bind->bind_info.length)
+		ret = sroce_bind_mr_check(qp, mw, mw_bind->bind_info.mr);
 	if (ret)
 		return ret;
 	wr.wr_id = mw_bind->wr_id;

@@ -154,6 +154,8 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = ret;
 		return NULL;
 	}
+	/* ibv_bind_mw reads MW_BIND here (mw.c); sroce has no rereg_mr. */
+	vmr->access = access;
 	return &vmr->ibv_mr;
 }
 

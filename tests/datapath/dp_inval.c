@@ -10,7 +10,9 @@
  * the advertised limits (CQ, QP, SRQ), wrong QP states and attributes
  * (modify_qp, post_recv), bad address vectors (create_ah), objects of
  * another PD (a SEND with another PD's lkey, a UD SEND through another
- * PD's AH, dealloc_pd while in use).  The data-path cases run over UD
+ * PD's AH, dealloc_pd while in use, a QP on an SRQ of another PD, memory
+ * window binds with an MR or a QP of another PD or an MR without
+ * MW_BIND, over RC QPs connected to themselves).  The data-path cases run over UD
  * loopback to the device's own GID.  The caller checks with `rdma
  * resource` that nothing was left behind.
  */
@@ -27,7 +29,8 @@
 #include "dp_tool.h"
 
 #define IV_QKEY 0x11111111U
-#define IV_NTEST 22
+#define IV_NMW 11 /* mw_cases */
+#define IV_NTEST (24 + IV_NMW)
 
 struct iv {
 	struct ibv_context *ctx;
@@ -190,6 +193,243 @@ static void control_cases(struct iv *v)
 	ibv_destroy_qp(qp);
 }
 
+/*
+ * An SRQ and its QPs share one PD (the responder checks receive lkeys
+ * against the QP's PD); a CQ has no PD, so QPs of any PD may share one.
+ */
+static void srq_cases(struct iv *v)
+{
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr ia = { .send_cq = v->cq, .recv_cq = v->cq,
+				       .qp_type = IBV_QPT_RC, .cap = small };
+	struct ibv_srq *srq = ibv_create_srq(v->pd2, &si);
+	struct ibv_qp *qp;
+
+	if (!srq) {
+		dpt_report(0, "create_qp with an SRQ of another PD: EINVAL",
+			   strerror(errno));
+		dpt_report(0, "create_qp in the SRQ's PD", NULL);
+		return;
+	}
+	ia.srq = srq;
+	errno = 0;
+	qp = ibv_create_qp(v->pd, &ia);
+	dpt_refused(qp, EINVAL, "create_qp with an SRQ of another PD: EINVAL");
+	if (qp)
+		ibv_destroy_qp(qp);
+	ia.srq = srq;
+	ia.cap = small;
+	qp = ibv_create_qp(v->pd2, &ia);
+	dpt_report(qp != NULL,
+		   "create_qp in the SRQ's PD, on a CQ other PDs' QPs use",
+		   qp ? NULL : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_srq(srq);
+}
+
+/* RESET -> RTS of an RC QP connected to itself through the own GID. */
+static int rc_self_up(struct iv *v, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = qp->qp_num, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = v->gid, .sgid_index = v->gidx,
+				      .hop_limit = 1 } } };
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					  IBV_QP_MAX_DEST_RD_ATOMIC |
+					  IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = 14,
+				  .retry_cnt = 7, .rnr_retry = 7,
+				  .max_rd_atomic = 1 };
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+					     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct ibv_qp *rc_self(struct iv *v, struct ibv_pd *pd)
+{
+	struct ibv_qp *qp = mk_qp(v, pd, IBV_QPT_RC, small);
+
+	if (qp && rc_self_up(v, qp)) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+/* A 1 KiB window at the start of @mr granting remote write. */
+static struct ibv_mw_bind_info bind_info(struct ibv_mr *mr)
+{
+	return (struct ibv_mw_bind_info){
+		.mr = mr, .addr = (uintptr_t)mr->addr, .length = 1024,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+}
+
+/* ibv_bind_mw of type 1 window @mw to @mr on @qp; errno value. */
+static int bind1(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mr *mr,
+		 uint64_t id)
+{
+	struct ibv_mw_bind b = { .wr_id = id, .send_flags = IBV_SEND_SIGNALED,
+				 .bind_info = bind_info(mr) };
+
+	return ibv_bind_mw(qp, mw, &b);
+}
+
+/* A type 2 bind of @mw to @mr posted on @qp; its status, <0 if none. */
+static int bind2(struct iv *v, struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mr *mr, uint64_t id)
+{
+	struct ibv_send_wr wr = { .wr_id = id, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	int st;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = bind_info(mr);
+	if (ibv_post_send(qp, &wr, &bad))
+		return -2;
+	st = wait_wc(v, id, 5000);
+	if (st == IBV_WC_SUCCESS)
+		mw->rkey = wr.bind_mw.rkey;
+	return st;
+}
+
+static const char *st_str(int st)
+{
+	return st == -1 ? "no completion" :
+	       st == -2 ? "post refused" : ibv_wc_status_str(st);
+}
+
+/*
+ * Type 1 binds through ibv_bind_mw with an MR of another PD, an MR without
+ * MW_BIND or on a QP of another PD are refused before anything is posted;
+ * the QP stays usable and a valid bind then completes.
+ */
+static void mw1_cases(struct iv *v, struct ibv_mr *mrb, struct ibv_mr *mrb2)
+{
+	struct ibv_qp *qp = rc_self(v, v->pd), *qp2 = rc_self(v, v->pd2);
+	struct ibv_mw *mw = ibv_alloc_mw(v->pd, IBV_MW_TYPE_1);
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr qa;
+	uint32_t rkey;
+	int st;
+
+	if (!qp || !qp2 || !mw) {
+		for (st = 0; st < 5; st++)
+			dpt_report(0, "type 1 MW cases: RC QPs and a window",
+				   strerror(errno));
+		goto out;
+	}
+	rkey = mw->rkey;
+	/* libibverbs' ibv_bind_mw() refuses this one itself. */
+	dpt_expect(bind1(qp, mw, mrb2, 0x101), EPERM,
+		   "bind_mw type 1 to an MR of another PD: EPERM");
+	dpt_expect(bind1(qp, mw, v->mr, 0x102), EINVAL,
+		   "bind_mw type 1 to an MR without MW_BIND: EINVAL");
+	dpt_expect(bind1(qp2, mw, mrb, 0x103), EINVAL,
+		   "bind_mw type 1 on a QP of another PD: EINVAL");
+	st = wait_wc(v, 0x100, 200); /* no such wr_id: any completion shows */
+	memset(&qa, 0, sizeof(qa));
+	ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi);
+	dpt_report(st == -1 && mw->rkey == rkey && qa.qp_state == IBV_QPS_RTS,
+		   "the refused binds posted nothing: no completion, rkey kept, QP in RTS",
+		   st != -1 ? "a completion arrived" : NULL);
+	st = bind1(qp, mw, mrb, 0x104);
+	st = st ? -2 : wait_wc(v, 0x104, 5000);
+	dpt_report(st == IBV_WC_SUCCESS && mw->rkey != rkey,
+		   "then a valid type 1 bind completes with a new rkey",
+		   st_str(st));
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (qp2)
+		ibv_destroy_qp(qp2);
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+/*
+ * Type 2 binds posted with ibv_post_send are checked when sroce.ko
+ * executes them: a QP of another PD (C10-72) or an MR of another PD
+ * completes with MW_BIND_ERR (the QP goes to ERR, as for any completion
+ * error).  The window stays free and the MR uncounted.
+ */
+static void mw2_cases(struct iv *v, struct ibv_mr *mrb, struct ibv_mr *mrb2)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(v->pd, IBV_MW_TYPE_2);
+	struct ibv_qp *qp;
+	int st;
+
+	if (!mw) {
+		for (st = 0; st < 4; st++)
+			dpt_report(0, "alloc_mw type 2", strerror(errno));
+		return;
+	}
+	qp = rc_self(v, v->pd2);
+	st = qp ? bind2(v, qp, mw, mrb2, 0x201) : -3;
+	dpt_report(st == IBV_WC_MW_BIND_ERR,
+		   "type 2 bind on a QP of another PD: MW_BIND_ERR",
+		   qp ? st_str(st) : "no QP");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = rc_self(v, v->pd);
+	st = qp ? bind2(v, qp, mw, mrb2, 0x202) : -3;
+	dpt_report(st == IBV_WC_MW_BIND_ERR,
+		   "type 2 bind to an MR of another PD: MW_BIND_ERR",
+		   qp ? st_str(st) : "no QP");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = rc_self(v, v->pd);
+	st = qp ? bind2(v, qp, mw, mrb, 0x203) : -3;
+	dpt_report(st == IBV_WC_SUCCESS,
+		   "then the window is still free: a valid type 2 bind completes",
+		   qp ? st_str(st) : "no QP");
+	if (qp)
+		ibv_destroy_qp(qp);
+	dpt_expect(ibv_dealloc_mw(mw), 0, "dealloc_mw of the bound window");
+}
+
+static void mw_cases(struct iv *v)
+{
+	struct ibv_mr *mrb, *mrb2;
+	int i;
+
+	mrb = ibv_reg_mr(v->pd, v->buf, 4096,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mrb2 = ibv_reg_mr(v->pd2, v->buf + 4096, 4096,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	if (!mrb || !mrb2) {
+		for (i = 0; i < IV_NMW; i++)
+			dpt_report(0, "MRs with MW_BIND", strerror(errno));
+		goto out;
+	}
+	mw1_cases(v, mrb, mrb2);
+	mw2_cases(v, mrb, mrb2);
+	/* A failed bind left no window counted against either MR. */
+	dpt_expect(ibv_dereg_mr(mrb2), 0,
+		   "dereg_mr of the MR the failed binds named");
+	mrb2 = NULL;
+	dpt_expect(ibv_dereg_mr(mrb), 0,
+		   "dereg_mr of the MR once its windows are gone");
+	mrb = NULL;
+out:
+	if (mrb2)
+		ibv_dereg_mr(mrb2);
+	if (mrb)
+		ibv_dereg_mr(mrb);
+}
+
 /* Objects of another PD, over UD loopback. */
 static void pd_cases(struct iv *v)
 {
@@ -264,6 +504,8 @@ int main(int argc, char **argv)
 	printf("1..%d\n", IV_NTEST);
 	control_cases(&v);
 	pd_cases(&v);
+	srq_cases(&v);
+	mw_cases(&v);
 
 	ibv_dereg_mr(v.mr2);
 	ibv_dereg_mr(v.mr);

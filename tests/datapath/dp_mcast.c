@@ -4,7 +4,9 @@
  *
  *   dp_mcast -d DEV -g GIDX verbs          attach/detach semantics and
  *                                          limits on one device (KTAP lines)
- *   dp_mcast -P                            plan of "verbs"
+ *   dp_mcast -P [total]                    plan of "verbs" (or "total")
+ *   dp_mcast -d DEV -g GIDX total          max_total_mcast_qp_attach
+ *                                          reached and exceeded (KTAP)
  *   dp_mcast -d DEV -g GIDX -m ADDR [-q NQP] [-n N] [-k QKEY] [-t MS] recv
  *                                          NQP UD QPs attached to group ADDR;
  *                                          prints "ready", then waits for N
@@ -238,6 +240,118 @@ static void verbs_tests(struct mc *m)
 	ibv_destroy_qp(ud);
 }
 
+/* ---- total: max_total_mcast_qp_attach ---- */
+
+#define MC_NTOTAL 4
+
+static double mc_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * Attach @n QPs of @qps to groups 1.. (each QP to up to @grp groups) until
+ * @total attachments exist; how many were made, *err the last result.
+ */
+static unsigned int attach_total(struct ibv_qp **qps, unsigned int n,
+				 unsigned int grp, unsigned int total, int *err)
+{
+	unsigned int q, i, done = 0;
+	union ibv_gid g;
+
+	*err = 0;
+	for (q = 0; q < n && done < total && !*err; q++)
+		for (i = 0; i < grp && done < total && !*err; i++) {
+			group_n(&g, i + 1);
+			*err = ibv_attach_mcast(qps[q], &g, 0);
+			if (!*err)
+				done++;
+		}
+	return done;
+}
+
+/* Undo attach_total(): detach the first @done; first error or 0. */
+static int detach_total(struct ibv_qp **qps, unsigned int grp,
+			unsigned int done)
+{
+	unsigned int k;
+	union ibv_gid g;
+	int st, first = 0;
+
+	for (k = 0; k < done; k++) {
+		group_n(&g, k % grp + 1);
+		st = ibv_detach_mcast(qps[k / grp], &g, 0);
+		if (st && !first)
+			first = st;
+	}
+	return first;
+}
+
+/*
+ * max_total_mcast_qp_attach attachments, spread over as few QPs as
+ * max_mcast_grp allows, all succeed; one more (a QP joining group 1,
+ * which has room below max_mcast_qp_attach when the total is the binding
+ * limit) fails with ENOMEM; after detaching everything a new attach works.
+ */
+static void total_tests(struct mc *m)
+{
+	struct ibv_qp *qps[MC_MAX_QP + 1] = { NULL };
+	unsigned int total, grp, nqp, q, done = 0;
+	struct ibv_device_attr da;
+	union ibv_gid g;
+	double t0;
+	char why[160];
+	int err = -1;
+
+	printf("1..%d\n", MC_NTOTAL);
+	if (ibv_query_device(m->ctx, &da) || da.max_mcast_grp <= 0 ||
+	    da.max_total_mcast_qp_attach <= 0)
+		da.max_total_mcast_qp_attach = 0;
+	total = da.max_total_mcast_qp_attach;
+	grp = da.max_mcast_grp;
+	nqp = total ? (total + grp - 1) / grp : 0;
+	/* Reachable at all, and by MC_MAX_QP QPs (plus one extra)? */
+	if (!total || nqp > (unsigned int)da.max_mcast_qp_attach ||
+	    nqp >= MC_MAX_QP) {
+		snprintf(why, sizeof(why), "total %u groups %u per group %d",
+			 total, grp, da.max_mcast_qp_attach);
+		for (q = 0; q < MC_NTOTAL; q++)
+			dpt_report(0, "max_total_mcast_qp_attach reachable", why);
+		return;
+	}
+	for (q = 0; q <= nqp; q++) {
+		qps[q] = mc_qp(m, IBV_QPT_UD, 1);
+		if (!qps[q])
+			break;
+	}
+	t0 = mc_now();
+	if (q > nqp)
+		done = attach_total(qps, nqp, grp, total, &err);
+	snprintf(why, sizeof(why),
+		 "%u of %u attached over %u QPs in %.1f s, last returned %d",
+		 done, total, nqp, mc_now() - t0, err);
+	printf("# %s\n", why);
+	dpt_report(done == total && !err,
+		   "max_total_mcast_qp_attach attachments", why);
+	group_n(&g, 1);
+	dpt_expect(qps[nqp] ? ibv_attach_mcast(qps[nqp], &g, 0) : -1, ENOMEM,
+		   "one attachment beyond max_total_mcast_qp_attach: ENOMEM");
+	t0 = mc_now();
+	err = detach_total(qps, grp, done);
+	printf("# detached %u in %.1f s\n", done, mc_now() - t0);
+	dpt_expect(err, 0, "detach every attachment");
+	err = qps[nqp] ? ibv_attach_mcast(qps[nqp], &g, 0) : -1;
+	if (!err)
+		err = ibv_detach_mcast(qps[nqp], &g, 0);
+	dpt_expect(err, 0, "then an attach and a detach work again");
+	for (q = 0; q <= nqp; q++)
+		if (qps[q])
+			ibv_destroy_qp(qps[q]);
+}
+
 /* ---- traffic ---- */
 
 static int poll_cq(struct mc *m, struct ibv_wc *wc, int timeout_ms)
@@ -396,15 +510,15 @@ static int do_recv(struct mc *m, int nqp, int n, uint32_t qkey, int quiet_ms)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dp_mcast -d DEV -g GIDX [-m ADDR] [-q NQP] "
-			"[-n N] [-k QKEY] [-t MS] verbs|recv|send\n"
-			"       dp_mcast -P\n");
+			"[-n N] [-k QKEY] [-t MS] verbs|total|recv|send\n"
+			"       dp_mcast -P [total]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *group = NULL, *mode;
-	int nqp = 1, n = 10, quiet = 1000, c, rc = 1;
+	int nqp = 1, n = 10, quiet = 1000, c, rc = 1, plan = 0;
 	uint32_t qkey = MC_QKEY;
 	struct mc m = { 0 };
 
@@ -417,15 +531,20 @@ int main(int argc, char **argv)
 		case 'n': n = atoi(optarg); break;
 		case 'k': qkey = strtoul(optarg, NULL, 0); break;
 		case 't': quiet = atoi(optarg); break;
-		case 'P': printf("%d\n", MC_NVERBS); return 0;
+		case 'P': plan = 1; break;
 		default: usage();
 		}
+	}
+	if (plan) {
+		mode = optind < argc ? argv[optind] : "verbs";
+		printf("%d\n", strcmp(mode, "total") ? MC_NVERBS : MC_NTOTAL);
+		return 0;
 	}
 	if (optind != argc - 1 || !dev || nqp < 1 || nqp > MC_MAX_QP ||
 	    n < 0 || n > MC_MAX_MSG - 4)
 		usage();
 	mode = argv[optind];
-	if (strcmp(mode, "verbs") &&
+	if (strcmp(mode, "verbs") && strcmp(mode, "total") &&
 	    (!group || parse_group(group, &m.mgid, &m.v4)))
 		usage();
 	signal(SIGUSR1, on_usr1);
@@ -434,6 +553,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "verbs")) {
 		verbs_tests(&m);
 		rc = dpt_nfail || dpt_ntest != MC_NVERBS;
+	} else if (!strcmp(mode, "total")) {
+		total_tests(&m);
+		rc = dpt_nfail || dpt_ntest != MC_NTOTAL;
 	} else if (!strcmp(mode, "send")) {
 		rc = do_send(&m, n, qkey);
 	} else if (!strcmp(mode, "recv")) {

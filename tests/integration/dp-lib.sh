@@ -6,11 +6,12 @@
 #
 #   dp_binary                 path of a built tests/datapath/dp_test
 #   dp_tool NAME              path of a built single-device tool (dp_mcast...)
+#   need_tool NAME TITLE      dp_tool into $tool, or a failed one-result test
 #   relay_tool PFX PLAN RC OUT  relay a tool's KTAP lines, then its exit
-#   run_pair NAME SRV_NS SRV_CMD CLI_NS CLI_CMD
-#                             start a server, then its client; both under
-#                             timeout; succeed if both exit 0; output in
-#                             $pair_out (client and server, labelled)
+#   run_pair TMO SRV_NS SRV_CMD CLI_NS CLI_CMD
+#                             start a server, then (once it is ready) its
+#                             client; both under timeout; succeed if both
+#                             exit 0; output in $pair_out (labelled)
 #   relay_ktap                re-emit a child's KTAP results as our own
 #   perf_nonzero OUT          does perftest output hold a non-zero result?
 
@@ -41,6 +42,17 @@ dp_tool() {
 	[ -x "$b" ] && echo "$b"
 }
 
+# need_tool NAME TITLE: set $tool to the path of tool NAME (dp_tool); if
+# it cannot be built, the whole test is one failed result titled TITLE.
+need_tool() {
+	tool=$(dp_tool "$1")
+	if [ -z "$tool" ]; then
+		ktap_begin 1 "$2"
+		ktap_fail "$1 built (make -C tests/datapath)"
+		ktap_done
+	fi
+}
+
 # relay_tool PREFIX PLAN RC OUT: relay a tool's KTAP lines (OUT), fail the
 # cases it planned (PLAN) but never reported, then one result for its
 # exit status RC.
@@ -66,16 +78,24 @@ in_ns() {
 }
 
 # run_pair TIMEOUT SRV_NS "SRV CMD" CLI_NS "CLI CMD"
-# The client retries its TCP connect (pingpong clients do not), so give the
-# server a moment to listen: wait until its port shows in /proc/net/tcp*
-# when PAIR_PORT is set, else sleep briefly.
+# Start the server, wait until it is ready, run the client; both under
+# timeout; succeed if both exit 0.  Ready means: PAIR_READY, a command,
+# succeeds (retried for PAIR_READY_S seconds, default 30; rdma_cm servers
+# open no TCP port), else the TCP port PAIR_PORT shows in /proc/net/tcp*
+# (pingpong clients do not retry their connect), else a second passed.
+# Output of both sides in $pair_out (the last PAIR_TAIL lines of each when
+# set), $pair_cout and $pair_sout.
 run_pair() {
 	local tmo=$1 sns=$2 scmd=$3 cns=$4 ccmd=$5
-	local sout cout spid src crc
+	local sout cout spid src crc note='' tail=${PAIR_TAIL:-+1}
 	sout=$(mktemp) cout=$(mktemp)
 	in_ns "$sns" timeout "$tmo" bash -c "$scmd" >"$sout" 2>&1 &
 	spid=$!
-	if [ -n "${PAIR_PORT:-}" ]; then
+	if [ -n "${PAIR_READY:-}" ]; then
+		# shellcheck disable=SC2086 # a command and its arguments
+		wait_until "${PAIR_READY_S:-30}" $PAIR_READY ||
+			note="(server not ready: $PAIR_READY)"
+	elif [ -n "${PAIR_PORT:-}" ]; then
 		wait_until 10 port_listening "$sns" "$PAIR_PORT"
 	else
 		sleep 1
@@ -90,9 +110,10 @@ run_pair() {
 	wait "$spid"
 	src=$?
 	pair_out="--- client (exit $crc): $ccmd
-$(cat "$cout")
+$(tail -n "$tail" "$cout")
 --- server (exit $src): $scmd
-$(cat "$sout")"
+$(tail -n "$tail" "$sout")${note:+
+$note}"
 	pair_cout=$(cat "$cout")
 	pair_sout=$(cat "$sout")
 	rm -f "$sout" "$cout"

@@ -9,7 +9,9 @@
 #   - module handling: load_sroce, unload_sroce;
 #   - topologies built from network namespaces, WireGuard netns.sh style
 #     (each with its diagram below): make_two_ns, make_init_veth, topo_reset;
+#   - two_ns_start, the usual first two results of a test on make_two_ns;
 #   - waiting helpers: wait_gid, wait_until, gid_index, ip_to_gid;
+#   - hw_counter, one of a device's port counters;
 #   - the provider environment: RDMAV_DRIVERS points at the built provider.
 #
 # Every helper is meant for a throw-away guest (tests/vm/vm-run): it changes
@@ -127,6 +129,23 @@ ktap_done() {
 	[ $ktap_nfail -eq 0 ] || rc=1
 	echo "$ktap_npass passed, $ktap_nfail failed, $ktap_nskip skipped"
 	exit $rc
+}
+
+# two_ns_start: the common start of a test on make_two_ns: "load sroce.ko"
+# and "two namespaces with sroce1 and sroce2" as two results; if either
+# fails, skip the rest of the plan and exit.  Sets g1 and g2, the indexes
+# of the IPv4 GIDs of sroce1 (10.11.0.1) and sroce2 (10.11.0.2).
+two_ns_start() {
+	if ! ktap_check "load sroce.ko" load_sroce ||
+		! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns
+	then
+		ktap_skip_rest "no topology"
+		ktap_done
+	fi
+	# shellcheck disable=SC2034 # for the test that sources this file
+	g1=$(gid_index sroce1 10.11.0.1)
+	# shellcheck disable=SC2034
+	g2=$(gid_index sroce2 10.11.0.2)
 }
 
 # ---------------------------------------------------------------------------
@@ -358,6 +377,16 @@ rdma_dev_count() {
 }
 
 # port_state DEV: ACTIVE, DOWN, ... as rdma link reports it.
+# hw_counter DEV NAME: counter NAME of port 1 of DEV (0 if unreadable).
+# Read from init_net: rdma devices are shared, and ip netns exec would
+# remount /sys.
+hw_counter() {
+	local v
+	read -r v 2>/dev/null <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" ||
+		v=0
+	echo "${v:-0}"
+}
+
 port_state() {
 	rdma link show "$1/1" 2>/dev/null |
 		sed -n 's/.* state \([A-Z_]*\) .*/\1/p'

@@ -26,27 +26,12 @@ SIZE=65536
 ITERS=50
 
 ktap_begin 14 "RC transfers under netem loss, reordering, duplication and corruption"
-
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-g1=$(gid_index sroce1 10.11.0.1)
-g2=$(gid_index sroce2 10.11.0.2)
+two_ns_start
 port=18700
 
-# cnt DEV NAME: a hw counter of port 1 of DEV (read in init_net: rdma
-# devices are shared, and ip netns exec would remount /sys).
-cnt() {
-	local v
-	read -r v <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" || v=0
-	echo "${v:-0}"
-}
-
-# Sum of NAME over both devices.
+# Sum of counter NAME over both devices.
 cnt2() {
-	echo $(($(cnt sroce1 "$1") + $(cnt sroce2 "$1")))
+	echo $(($(hw_counter sroce1 "$1") + $(hw_counter sroce2 "$1")))
 }
 
 # netem NS DEV ARGS...: make netem DEV's root qdisc (replacing any).
@@ -141,13 +126,13 @@ ktap_result "loss 1%: ib_read_bw -s $SIZE -n 200" $ok \
 netem_clear
 
 # 10 % loss of what sroce1 sends.
-r0=$(($(cnt sroce1 req_retransmits) + $(cnt sroce1 packet_seq_err) + \
-	$(cnt sroce1 local_ack_timeout_err)))
+r0=$(($(hw_counter sroce1 req_retransmits) + $(hw_counter sroce1 packet_seq_err) + \
+	$(hw_counter sroce1 local_ack_timeout_err)))
 netem ns1 v1 loss 10%
 rc_chk "loss 10%: ibv_rc_pingpong -s $SIZE -n $ITERS --chk"
 counters_moved "loss 10%: sroce1 retransmission counters moved" "$r0" \
-	"$(($(cnt sroce1 req_retransmits) + $(cnt sroce1 packet_seq_err) + \
-		$(cnt sroce1 local_ack_timeout_err)))" \
+	"$(($(hw_counter sroce1 req_retransmits) + $(hw_counter sroce1 packet_seq_err) + \
+		$(hw_counter sroce1 local_ack_timeout_err)))" \
 	"sroce1 req_retransmits+packet_seq_err+local_ack_timeout_err"
 netem_clear
 
@@ -175,11 +160,11 @@ netem_clear
 # Batches (tx_batch) carry a UDP checksum, which the receiving UDP stack
 # checks first, so they are off here: this is the ICRC's test.
 echo off >/sys/class/infiniband/sroce1/tx_batch
-i0=$(cnt sroce2 rx_icrc_encapsulated)
+i0=$(hw_counter sroce2 rx_icrc_encapsulated)
 netem ns1 v1 corrupt 1%
 rc_chk "corrupt 1%: ibv_rc_pingpong -s $SIZE -n $ITERS --chk"
 counters_moved "corrupt 1%: sroce2 rx_icrc_encapsulated increased" "$i0" \
-	"$(cnt sroce2 rx_icrc_encapsulated)" "sroce2 rx_icrc_encapsulated"
+	"$(hw_counter sroce2 rx_icrc_encapsulated)" "sroce2 rx_icrc_encapsulated"
 netem_clear
 echo auto >/sys/class/infiniband/sroce1/tx_batch
 

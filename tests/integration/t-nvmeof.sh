@@ -8,7 +8,11 @@
 # written through the host block device with O_DIRECT, read back, and
 # compared with the source and with the target's backing file.  Two
 # rounds: the target with a receive queue per QP, then with nvmet-rdma's
-# use_srq=Y (kernel shared receive queues, post_srq_recv).
+# use_srq=Y (kernel shared receive queues, post_srq_recv).  Then, for the
+# results table in Documentation/testing.rst, the first round again over
+# rdma_rxe on the same veth in the same boot (SROCE_NVMEOF_RXE=0 leaves it
+# out); a failure there is reported as a skip naming rdma_rxe, as in
+# t-rdmacm, since rxe is the baseline and not under test.
 #
 # Topology: make_init_veth (see lib.sh).  On Linux 6.1 nvmet-rdma and
 # nvme-rdma create their rdma_cm IDs in init_net, so target and host both
@@ -17,16 +21,19 @@
 #
 #   init_net: sroce0 on i1 (10.12.0.1) ==veth== i2 :ns3
 #             nvmet port 10.12.0.1:4420  <-  nvme connect -t rdma
+#             (then rxe0 on i1 instead of sroce0)
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 NQN=nqn.2026-11.org.sroce:t-nvmeof
 MIB=${NVMEOF_MIB:-64}
 CFG=/sys/kernel/config/nvmet
-HW=/sys/class/infiniband/sroce0/ports/1/hw_counters
+DEV=sroce0
+HW=/sys/class/infiniband/$DEV/ports/1/hw_counters
 ROUND_TESTS=6
+RXE=${SROCE_NVMEOF_RXE:-1}
 
-ktap_begin $((5 + 2 * ROUND_TESTS)) "NVMe-oF RDMA target and host over sroce"
+ktap_begin $((5 + 3 * ROUND_TESTS + 1)) "NVMe-oF RDMA target and host over sroce (and rdma_rxe)"
 
 work=$(mktemp -d)
 dev=
@@ -44,10 +51,13 @@ teardown() {
 	modprobe -r nvme-rdma nvmet-rdma 2>/dev/null
 }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	teardown
 	modprobe -r nvmet 2>/dev/null
 	del_link sroce0 >/dev/null 2>&1
+	del_link rxe0 >/dev/null 2>&1
+	modprobe -r rdma_rxe 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -99,21 +109,32 @@ host_dev() {
 	return 1
 }
 
+# nv_result NAME STATUS [DIAG...]: a result of $DEV; on rdma_rxe a
+# failure is a skip that names it.
+nv_result() {
+	if [ "$DEV" = rxe0 ] && [ "$2" != 0 ]; then
+		diag "${@:3}"
+		ktap_skip "$1" "FAILS on rdma_rxe (baseline)"
+	else
+		ktap_result "$@"
+	fi
+}
+
 # round LABEL USE_SRQ: ROUND_TESTS results.
 round() {
 	local label=$1 srq=$2 out ok reg rinv linv res nsrq what
 	rm -f "$work/backing.img"
 	out=$(modprobe nvmet-rdma use_srq="$srq" 2>&1 && modprobe nvme-rdma 2>&1 &&
 		target_setup 2>&1)
-	ktap_result "$label: nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
+	nv_result "$label: nvmet subsystem with a ${MIB} MiB namespace on rdma 10.12.0.1:4420" \
 		$? "$out"
 
-	reg=$(cat "$HW/fast_reg_mr") rinv=$(cat "$HW/remote_invalidate")
-	linv=$(cat "$HW/local_invalidate")
+	reg=$(cat "$HW/fast_reg_mr" 2>/dev/null) rinv=$(cat "$HW/remote_invalidate" 2>/dev/null)
+	linv=$(cat "$HW/local_invalidate" 2>/dev/null)
 	out=$(timeout 120 nvme connect -t rdma -a 10.12.0.1 -s 4420 -n "$NQN" 2>&1) &&
 		wait_until 30 host_dev >/dev/null && dev=$(host_dev) &&
 		wait_until 30 test -b "/dev/$dev"
-	ktap_result "$label: nvme connect -t rdma: /dev/${dev:-?} appears" $? \
+	nv_result "$label: nvme connect -t rdma: /dev/${dev:-?} appears" $? \
 		"$out" "$(dmesg | grep -E 'nvme|sroce' | tail -n 15)"
 
 	if [ -n "$dev" ] && [ -b "/dev/$dev" ]; then
@@ -123,30 +144,35 @@ round() {
 			of="$work/back" bs=1M count="$MIB" iflag=direct 2>&1)
 		ok=$?
 		diag "$label: $(grep -h copied <<<"$out" | tr '\n' ' ')"
-		res=$(rdma resource show sroce0 2>&1)
+		res=$(rdma resource show $DEV 2>&1)
 		nsrq=$(sed -n 's/.* srq \([0-9]*\).*/\1/p' <<<"$res")
 		diag "$label: $res"
 		# use_srq=Y: nvmet-rdma receives through kernel SRQs.
 		what="kernel SRQs"
 		[ "$srq" = Y ] || what="no kernel SRQ"
-		ktap_result "$label: the target uses $what (srq ${nsrq:-?})" \
+		nv_result "$label: the target uses $what (srq ${nsrq:-?})" \
 			"$([ -n "$nsrq" ] && if [ "$srq" = Y ]; then
 				[ "$nsrq" -gt 0 ]; else [ "$nsrq" = 0 ]; fi
 			echo $?)"
-		ktap_result "$label: ${MIB} MiB written and read back through /dev/$dev are identical" \
+		nv_result "$label: ${MIB} MiB written and read back through /dev/$dev are identical" \
 			"$([ $ok = 0 ] && cmp -s "$work/src" "$work/back"; echo $?)" \
 			"$out" "$(dmesg | tail -n 15)"
-		ktap_result "$label: the target's backing file holds the same ${MIB} MiB" \
+		nv_result "$label: the target's backing file holds the same ${MIB} MiB" \
 			"$(cmp -s "$work/src" "$work/backing.img"; echo $?)"
 		# The host registered its buffers with REG_MR and the
 		# target's responses invalidated them remotely (or the host
 		# locally).
-		reg=$(($(cat "$HW/fast_reg_mr") - reg))
-		rinv=$(($(cat "$HW/remote_invalidate") - rinv))
-		linv=$(($(cat "$HW/local_invalidate") - linv))
-		diag "$label: fast_reg_mr +$reg, remote_invalidate +$rinv, local_invalidate +$linv"
-		ktap_result "$label: I/O went through fast registration and invalidation" \
-			"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
+		if [ -z "$reg" ]; then
+			ktap_skip "$label: I/O went through fast registration and invalidation" \
+				"$DEV counts neither"
+		else
+			reg=$(($(cat "$HW/fast_reg_mr") - reg))
+			rinv=$(($(cat "$HW/remote_invalidate") - rinv))
+			linv=$(($(cat "$HW/local_invalidate") - linv))
+			diag "$label: fast_reg_mr +$reg, remote_invalidate +$rinv, local_invalidate +$linv"
+			nv_result "$label: I/O went through fast registration and invalidation" \
+				"$([ "$reg" -gt 0 ] && [ $((rinv + linv)) -gt 0 ]; echo $?)"
+		fi
 	else
 		ktap_skip "$label: SRQ use" "not connected"
 		ktap_skip "$label: ${MIB} MiB written and read back" "not connected"
@@ -158,5 +184,29 @@ round() {
 
 round "RQ per QP" N
 round "use_srq=Y" Y
+
+# The same first round over rdma_rxe, which holds UDP 4791 of init_net once
+# sroce0 (the last sroce device there) is gone.
+if [ "$RXE" = 0 ]; then
+	ktap_skip "rxe0 on i1" "SROCE_NVMEOF_RXE=0"
+	for i in $(seq "$ROUND_TESTS"); do
+		ktap_skip "rxe: round case $i" "SROCE_NVMEOF_RXE=0"
+	done
+else
+	st=1
+	del_link sroce0 && wait_until 10 dev_gone sroce0 &&
+		modprobe rdma_rxe && add_link rxe0 rxe i1 &&
+		wait_gid rxe0 10.12.0.1 20 && st=0
+	ktap_result "rxe0 on i1 in place of sroce0" $st "$(rdma link 2>&1)"
+	if [ $st = 0 ]; then
+		DEV=rxe0
+		HW=/sys/class/infiniband/$DEV/ports/1/hw_counters
+		round "rxe: RQ per QP" N
+	else
+		for i in $(seq "$ROUND_TESTS"); do
+			ktap_skip "rxe: round case $i" "no rxe0"
+		done
+	fi
+fi
 
 ktap_done

@@ -141,33 +141,11 @@ cm_listening() {
 		grep -q "state LISTEN .*src-addr .*:$1 "
 }
 
-# cm_pair SRV_NS "SRV CMD" PORT CLI_NS "CLI CMD": start the server, wait
-# until its rdma_cm ID listens on PORT, then run the client; both under
-# timeout.  Succeeds if both exit 0; output in $pair_out / $pair_cout.
+# cm_pair SRV_NS "SRV CMD" PORT CLI_NS "CLI CMD": run_pair (dp-lib.sh)
+# once the server's rdma_cm ID listens on PORT.
 cm_pair() {
-	local sns=$1 scmd=$2 port=$3 cns=$4 ccmd=$5
-	local sout=$work/srv.out cout=$work/cli.out spid src crc pre=()
-	[ "$sns" != - ] && pre=(ip netns exec "$sns")
-	"${pre[@]}" timeout "$CM_TMO" bash -c "$scmd" >"$sout" 2>&1 &
-	spid=$!
-	wait_until 30 cm_listening "$port" ||
-		echo "(no rdma_cm listener on port $port after 30 s)" >>"$cout.w"
-	in_ns "$cns" timeout "$CM_TMO" bash -c "$ccmd" >"$cout" 2>&1
-	crc=$?
-	# A client that failed leaves the server waiting: stop it.
-	if [ $crc -ne 0 ]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid"
-	src=$?
-	pair_cout=$(cat "$cout")
-	pair_out="--- client (exit $crc): $ccmd
-$(tail -n 15 "$cout")
---- server (exit $src): $scmd
-$(tail -n 15 "$sout")$(cat "$cout.w" 2>/dev/null)"
-	rm -f "$sout" "$cout" "$cout.w"
-	[ $crc -eq 0 ] && [ $src -eq 0 ]
+	PAIR_READY="cm_listening $3" PAIR_TAIL=15 \
+		run_pair "$CM_TMO" "$1" "$2" "$4" "$5"
 }
 
 # result DEV NAME OK: pass; or fail (sroce) / skip naming the failure
