@@ -377,16 +377,6 @@ rdma_dev_count() {
 }
 
 # port_state DEV: ACTIVE, DOWN, ... as rdma link reports it.
-# hw_counter DEV NAME: counter NAME of port 1 of DEV (0 if unreadable).
-# Read from init_net: rdma devices are shared, and ip netns exec would
-# remount /sys.
-hw_counter() {
-	local v
-	read -r v 2>/dev/null <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" ||
-		v=0
-	echo "${v:-0}"
-}
-
 port_state() {
 	rdma link show "$1/1" 2>/dev/null |
 		sed -n 's/.* state \([A-Z_]*\) .*/\1/p'
@@ -411,7 +401,8 @@ udp4791_in() {
 }
 
 # hw_counter DEV NAME: a hw counter of port 1, or of the device (the
-# per-priority PFC counters live there); 0 if there is none.
+# per-priority PFC counters live there); 0 if there is none.  Read from
+# init_net: rdma devices are shared, and ip netns exec would remount /sys.
 hw_counter() {
 	local v d=/sys/class/infiniband/$1
 	read -r v 2>/dev/null <"$d/ports/1/hw_counters/$2" ||
