@@ -138,6 +138,16 @@ perf_run() {
 	local pre_s=() pre_c=()
 	[ -n "$nss" ] && pre_s=(ip netns exec "$nss")
 	[ -n "$nsc" ] && pre_c=(ip netns exec "$nsc")
+	# Latency tests: both perftest processes poll without sleeping.  Left
+	# to the scheduler they sometimes share one vCPU for a whole run and
+	# every iteration waits for a time slice (4 ms at HZ 250); pin them to
+	# different CPUs, for rxe and sroce alike.
+	case $tool in
+	*_lat)
+		pre_s=(taskset -c 0 "${pre_s[@]}")
+		pre_c=(taskset -c 1 "${pre_c[@]}")
+		;;
+	esac
 	for try in 1 2 3; do
 		"${pre_s[@]}" timeout 120 "$tool" -d "$ds" -x "$gs" "$@" \
 			>/tmp/bench-srv.log 2>&1 &

@@ -105,7 +105,7 @@ elif [ ! -e kernel/sroce.ko ]; then
 else
 	echo "check: integration tests (guest boot)"
 	rm -rf build/check-results
-	tests/vm/vm-run --timeout 2400 --results build/check-results \
+	tests/vm/vm-run --timeout 3600 --results build/check-results \
 		--keep-log build/check-results/console.log -- \
 		tests/integration/run.sh "$@" 2>&1 | tee "$log"
 	add_counts "integration tests" "${PIPESTATUS[0]}"

@@ -9,7 +9,7 @@
 # resetting the topology between files, and ends with the line
 # "N passed, N failed, N skipped" counting the test cases of all files.
 # Exit 0 only if none failed.  A file that exits non-zero, times out
-# (SROCE_TEST_TIMEOUT, default 900 s) or reports fewer tests than it
+# (SROCE_TEST_TIMEOUT, default 1500 s) or reports fewer tests than it
 # planned counts as one more failure.
 #
 # It belongs in a guest: started on the host (no SROCE_VM in the
@@ -40,7 +40,7 @@ else
 	done
 fi
 
-tmo=${SROCE_TEST_TIMEOUT:-900}
+tmo=${SROCE_TEST_TIMEOUT:-1500}
 pass=0
 fail=0
 skip=0
