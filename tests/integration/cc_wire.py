@@ -240,6 +240,141 @@ def test_requester_pacing(rig):
           (n, ok, n2, ok2, span2))
 
 
+def write_stream(rig, qp, length):
+    """RDMA WRITE @length from sroce1, ACKed by the peer as it arrives
+    (every 4th packet and the last, so no transport timer fires however
+    slowly the QP is paced).  Returns
+    (arrival times (kernel rx timestamps, time.time() clock), completed)."""
+    want = (length + 1023) // 1024
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, length, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    times = []
+    end = time.time() + 30
+    while len(times) < want and time.time() < end:
+        for b, _ in rig.wire.replies(1, timeout=1.0):
+            if b['opcode'] not in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
+                                   rc.RC_WRITE_LAST):
+                continue
+            times.append(b['time'])
+            last = len(times) == want
+            if last or len(times) % 4 == 0:
+                rig.send(rc.bth(rc.RC_ACK, qp.qp_num, b['psn']) +
+                         struct.pack('!I', 0x1f << 24 | int(last)))
+    wc = poll(rig.cq, 10.0)
+    return times, wc is not None and wc.status == e.IBV_WC_SUCCESS
+
+
+def gap_ms(mbps):
+    """ms between two 1 KB RDMA WRITE packets paced at @mbps: what
+    sroce_cc_sent() charges (BTH, RETH or none, 1024 payload, ICRC; about
+    1056 bytes) at that rate."""
+    return 1056 * 8 / (mbps * 1e3)
+
+
+def test_pace_rate(rig):
+    """A QP paced at a low rate sends at about that rate and speeds up as
+    soon as the rate is raised (sroce_cc_pace_check()).  Judged against an
+    unpaced WRITE of the same size in the same boot, with generous
+    factors: a slow guest stretches both and its late pacing timers only
+    ever lengthen the paced span."""
+    if 'fixed' not in knob('roce_rp/available_cc_algos').split():
+        for name in ('pacing: 16 KB at 2 Mb/s takes about 15 gaps',
+                     'pacing: the paced WRITEs complete',
+                     'pacing: rate raised mid-WRITE, the rest leaves early'):
+            check(name, False, 'no fixed in available_cc_algos')
+        return
+    # dcqcn QPs without a CNP: not paced.
+    t16, ok16 = write_stream(rig, rig.rc_qp(), 16384)
+    t32, ok32 = write_stream(rig, rig.rc_qp(), 32768)
+    u16 = (t16[-1] - t16[0]) * 1e3 if len(t16) == 16 else 1e9
+    u32 = (t32[-1] - t32[0]) * 1e3 if len(t32) == 32 else 1e9
+    print('# unpaced WRITE: 16 KB %.1f ms, 32 KB %.1f ms' % (u16, u32))
+
+    knob('roce_rp/cc_algo', 'fixed')
+    knob('roce_rp/rpg_max_rate', 2)
+    qp = rig.rc_qp()
+    times, ok = write_stream(rig, qp, 16384)
+    span = (times[-1] - times[0]) * 1e3 if len(times) == 16 else 0
+    want = 15 * gap_ms(2)
+    print('# 16 KB WRITE paced at 2 Mb/s: %.1f ms (15 gaps: %.1f ms)' %
+          (span, want))
+    # Not faster than the rate (less the 0.25 ms of pacing credit and
+    # timestamp jitter), not slower than 4x plus the unpaced time.
+    check('pacing: 16 KB at 2 Mb/s takes about 15 gaps',
+          0.7 * want <= span <= 4 * want + u16, (len(times), span, want, u16))
+
+    # 32 packets at 1 Mb/s would take 31 gaps of 8.4 ms (262 ms); about
+    # 50 ms after the WRITE was posted the rate goes to the port speed
+    # (rpg_max_rate 0).  The QP may sit out the departure time of the
+    # packet it sent last (one gap), then sends the rest at once.  A
+    # guest so slow that the raise comes after 24 packets proves nothing:
+    # up to three attempts.
+    ok2 = True
+    for _ in range(3):
+        knob('roce_rp/rpg_max_rate', 1)
+        r = raise_mid_write(rig, rig.rc_qp())
+        ok2 = ok2 and r['ok']
+        print('# 32 KB WRITE at 1 Mb/s: %(before)d packets in %(span).1f ms,'
+              ' raised, the other %(left)d in %(after).1f ms (%(paced).1f'
+              ' ms at 1 Mb/s)' % r)
+        if r['left'] >= 8 or r['before'] > r['span'] / gap_ms(1) + 2:
+            break
+    knob('roce_rp/cc_algo', 'dcqcn')
+    check('pacing: the paced WRITEs complete', ok and ok2 and ok16 and ok32,
+          (ok, ok2, ok16, ok32))
+    # Before the raise: not faster than 1 Mb/s (one packet leaves at once,
+    # one more for the credit); after: early.
+    check('pacing: rate raised mid-WRITE, the rest leaves early',
+          r['before'] <= r['span'] / gap_ms(1) + 2 and r['left'] >= 8 and
+          r['after'] <= 0.5 * r['paced'] + gap_ms(1) + u32, (r, u32))
+
+
+def raise_mid_write(rig, qp):
+    """A 32 KB WRITE on a `fixed` QP; rpg_max_rate 0 about 50 ms after
+    it was posted."""
+    want = 32
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, 32768, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    times = []
+    raised = None
+    start = time.time()
+    end = start + 30
+    while len(times) < want and time.time() < end:
+        if raised is None and time.time() >= start + 0.05:
+            # The time before the write: the store (an RCU update of the
+            # parameter set) takes a while in a slow guest.
+            raised = time.time()
+            knob('roce_rp/rpg_max_rate', 0)
+        for b, _ in rig.wire.replies(1, timeout=0.01):
+            if b['opcode'] not in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
+                                   rc.RC_WRITE_LAST):
+                continue
+            times.append(b['time'])
+            last = len(times) == want
+            if last or len(times) % 4 == 0:
+                rig.send(rc.bth(rc.RC_ACK, qp.qp_num, b['psn']) +
+                         struct.pack('!I', 0x1f << 24 | int(last)))
+    if raised is None:
+        raised = time.time()
+        knob('roce_rp/rpg_max_rate', 0)
+    wc = poll(rig.cq, 10.0)
+    early = [t for t in times if t <= raised]
+    late = [t for t in times if t > raised]
+    return {'ok': wc is not None and wc.status == e.IBV_WC_SUCCESS and
+            len(times) == want,
+            'before': len(early),
+            'span': (early[-1] - early[0]) * 1e3 if early else 0.0,
+            'left': len(late),
+            'after': (late[-1] - raised) * 1e3 if late else 0.0,
+            'paced': len(late) * gap_ms(1)}
+
+
 def test_fixed(rig):
     """`fixed` from sroce_cc_fixed.ko (t-cc.sh loads it): paced at
     rpg_max_rate from the first packet, CNPs ignored, module pinned."""
@@ -277,7 +412,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..24')
+    print('1..27')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -286,6 +421,7 @@ def main():
     test_np(rig, qp, ud)
     test_rp(rig)
     test_requester_pacing(rig)
+    test_pace_rate(rig)
     test_fixed(rig)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
