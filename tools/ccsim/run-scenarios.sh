@@ -81,14 +81,15 @@ run join-leave-paper join-leave.ini
 run join-leave-mlx join-leave.ini "${mlx[@]}"
 run pfc-only pfc-only.ini
 run pfc-only-64 pfc-only.ini -D flow.count=64
-# The guest testbed of bench/cc.sh (100 Mbit/s htb + RED, RC go-back-N,
-# 128 KB in flight per QP): its three cc settings for 1, 2 and 4 senders.
+# The guest testbed of bench/cc.sh (tests/integration/cc-lib.sh: 50 Mbit/s
+# htb + RED, RC go-back-N, 128 KB in flight per QP): its three cc settings
+# for 1, 2 and 4 senders.
 printf '\n%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n' testbed jain util \
 	q50_kb q99_kb marks drops retx_kb timeouts >>"$table"
 for n in 1 2 4; do
 	for cfg in none/mlx dcqcn/mlx dcqcn/paper; do
 		name="testbed-${cfg%/*}-${cfg#*/}-$n"
-		run "$name" testbed.ini -D "cc.algo=${cfg%/*}" \
+		run "$name" testbed-50.ini -D "cc.algo=${cfg%/*}" \
 			-D "cc.flavour=${cfg#*/}" -D "flow.count=$n" noline
 		awk -v name="$name" -F' = ' '
 			{ v[$1] = $2 }
