@@ -544,6 +544,8 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		swqe->sent += paylen;
 	}
 	sroce_cc_sent(qp, &qp->cc, skb->len);
+	if (rc)
+		sroce_cc_rtt_sent(qp, &qp->cc, psn);
 	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
 
 	if (rc)
@@ -681,6 +683,8 @@ static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		return 0;
 	}
 
+	if (rc)
+		sroce_cc_rtt_sent(qp, &qp->cc, req->psn);
 	req->psn = psn;
 	req->pkts_since_ackreq = since_ackreq;
 	swqe->sent = sent;

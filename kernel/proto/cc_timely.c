@@ -92,8 +92,8 @@ static void sroce_timely_ack(struct sroce_cc_state *s,
 	if (rtt > SROCE_TIMELY_MAX_RTT_NS)
 		rtt = SROCE_TIMELY_MAX_RTT_NS;
 	if (!first)
-		d->rtt_diff = (d->rtt_diff + 7 * ((s64)rtt - (s64)d->prev_rtt)) /
-			      8;
+		d->rtt_diff =
+			(d->rtt_diff + 7 * ((s64)rtt - (s64)d->prev_rtt)) / 8;
 	d->prev_rtt = rtt;
 
 	if (rtt < SROCE_TIMELY_T_LOW_NS) {
@@ -114,8 +114,7 @@ static void sroce_timely_ack(struct sroce_cc_state *s,
 	} else {
 		d->neg = 0;
 		/* b g = 4 rtt_diff / (5 min_rtt) */
-		sroce_timely_cut(s, p,
-				 SROCE_TIMELY_BETA_NUM * (u64)d->rtt_diff,
+		sroce_timely_cut(s, p, SROCE_TIMELY_BETA_NUM * (u64)d->rtt_diff,
 				 SROCE_TIMELY_BETA_DEN *
 					 SROCE_TIMELY_MIN_RTT_NS);
 	}
