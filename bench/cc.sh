@@ -82,32 +82,33 @@ run() {
 	cc_perf_start "$n" "$secs" 18600 "$txd" "$tmo_exp" "$o"
 	# Bytes through the bottleneck and from each sender over a window
 	# inside perftest's measurement window, timed by the guest's clock
-	# (a sleep in a starved TCG guest lasts longer than asked): from 2 s
-	# after the first MB went through (perftest's 2 s margin; its clients
-	# take seconds to connect on a loaded host) to 3 s before the end.
-	local t_end=$((SECONDS + 60))
+	# without starting processes (they take seconds to start on a loaded
+	# host): from 2 s after the first MB went through (perftest's 2 s
+	# margin; its clients take a while to connect) to 3 s before the end.
+	local t_end=$((SECONDS + 60)) ts
 	while [ "$(cc_dev_bytes r-br tx)" -lt $((b0_pre + 1000000)) ] &&
 		[ $SECONDS -lt $t_end ]; do
-		sleep 0.2
+		cc_sleep_until $(($(cc_now_us) + 100000))
 	done
-	sleep 2
-	w0=$(cc_now)
+	ts=$(cc_now_us)
+	cc_sleep_until $((ts + 2000000))
+	w0=$(cc_now_us)
 	b0=$(cc_dev_bytes r-br tx)
-	for i in $(seq 1 "$n"); do
+	for ((i = 1; i <= n; i++)); do
 		rx0[i]=$(cc_dev_bytes "s$i-br" rx)
 	done
-	sleep $((secs - 5))
+	cc_sleep_until $((ts + (secs - 3) * 1000000))
 	b1=$(cc_dev_bytes r-br tx)
-	w1=$(cc_now)
+	w1=$(cc_now_us)
 	for i in $(seq 1 "$n"); do
 		tx=$(awk -v a="${rx0[i]}" -v b="$(cc_dev_bytes "s$i-br" rx)" \
 			-v t0="$w0" -v t1="$w1" \
-			'BEGIN { printf "%.1f", (b - a) * 8 / (t1 - t0) / 1e6 }')
+			'BEGIN { printf "%.1f", (b - a) * 8 / (t1 - t0) }')
 		txs="$txs $tx"
 	done
 	wire=$(awk -v a="$b0" -v b="$b1" -v t0="$w0" -v t1="$w1" \
 		-v r="$cc_rate" 'BEGIN {
-			printf "%.2f", (b - a) * 8 / (t1 - t0) / (r * 1e6) }')
+			printf "%.2f", (b - a) * 8 / (t1 - t0) / r }')
 	# The senders' QPs (perftest is in its last seconds): rate and alpha.
 	rdma -dd resource show qp 2>/dev/null |
 		grep -o 'link sroce_s[^ ]* lqpn [0-9]*\|drv_cc_[a-z_0-9]* [a-z0-9]*' |

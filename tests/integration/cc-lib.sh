@@ -168,8 +168,20 @@ cc_dev_bytes() {
 	echo "$v"
 }
 
-# cc_now: seconds (with us) of the guest's clock, without a process.
-cc_now() { echo "$EPOCHREALTIME"; }
+# cc_now_us: the guest's clock in microseconds, without a process.
+cc_now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# cc_sleep_until T: until cc_now_us reads T, without starting a process
+# (sleep(1) alone can take a second to start in a TCG guest on a loaded
+# host): read with a timeout on a pipe that never has data.
+cc_sleep_until() {
+	local fd
+	exec {fd}<> <(:)
+	while [ "${EPOCHREALTIME/./}" -lt "$1" ]; do
+		read -r -t 0.05 -u "$fd" _
+	done
+	exec {fd}<&-
+}
 
 # cc_perf_start N SECS PORT0 DEPTH TIMEOUT_EXP OUTPREFIX: ib_write_bw
 # servers in r and clients in s1..sN (4 KB WRITEs, DEPTH in flight, -D SECS,
