@@ -26,6 +26,7 @@
 #include "device.h"
 #include "ecn.h"
 #include "proto/hdr.h"
+#include "proto/psn.h"
 #include "qp.h"
 #include "recv.h"
 #include "req.h"
@@ -41,6 +42,7 @@ static struct sroce_cc_algo sroce_cc_builtin[] = {
 	{ .ops = &sroce_cc_none_ops },
 	{ .ops = &sroce_cc_dcqcn_ops },
 	{ .ops = &sroce_cc_dctcp_ops },
+	{ .ops = &sroce_cc_timely_ops },
 };
 
 /* ---- registry ---- */
@@ -347,6 +349,48 @@ void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
 		cc->edt = sroce_cc_pace_sent(cc->edt, now, bytes, cc->st.rate,
 					     burst);
 	}
+	spin_unlock_irqrestore(&cc->lock, flags);
+}
+
+/* ---- RTT samples (on_ack) ---- */
+
+void sroce_cc_rtt_sent_slow(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (cc->probe_ts) {
+		/*
+		 * A resend of the probe or of a packet before it (go-back-N):
+		 * its ACK would not tell which copy it answers (Karn), so
+		 * this probe gives no sample.
+		 */
+		if (!sroce_psn_after(psn, cc->probe_psn))
+			cc->probe_ts = 0;
+		return;
+	}
+	cc->probe_psn = psn;
+	cc->probe_ts = ktime_get_ns();
+}
+
+void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	u64 now, rtt, old;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (!sroce_psn_after(una_psn, cc->probe_psn))
+		return;
+	now = ktime_get_ns();
+	rtt = now > cc->probe_ts ? now - cc->probe_ts : 1;
+	cc->probe_ts = 0;
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	old = cc->st.rate;
+	cc->algo->ops->on_ack(&cc->st, &p, now, rtt, 0);
+	sroce_cc_after(qp, old, now);
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 

@@ -83,6 +83,12 @@ struct sroce_qp_cc {
 	bool active;
 	bool stopped; /* destroy: the timer is not armed again */
 	struct hrtimer pace_timer; /* wakes the sender at edt */
+	/*
+	 * RTT probe of an algorithm with on_ack (one request packet at a
+	 * time, as TCP's RTT sampling): guarded by the QP's req.lock.
+	 */
+	u64 probe_ts; /* ns: when probe_psn left; 0 = no probe out */
+	u32 probe_psn;
 };
 
 /* Module init/exit: the built-in algorithms. */
@@ -98,9 +104,11 @@ void sroce_cc_qp_init(struct sroce_qp *qp);
 void sroce_cc_qp_stop(struct sroce_qp *qp);
 void sroce_cc_qp_cleanup(struct sroce_qp *qp);
 
-/* Slow paths of the two inline hooks below (cc.c). */
+/* Slow paths of the inline hooks below (cc.c). */
 bool sroce_cc_pace_slow(struct sroce_qp *qp);
 void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes);
+void sroce_cc_rtt_sent_slow(struct sroce_qp *qp, u32 psn);
+void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn);
 
 /*
  * Pacing: may the QP send a data packet now?  If not, the pacing timer
@@ -119,6 +127,25 @@ static inline void sroce_cc_sent(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 {
 	if (unlikely(READ_ONCE(cc->active)))
 		sroce_cc_sent_slow(qp, bytes);
+}
+
+/*
+ * RTT samples for an algorithm with on_ack (TIMELY): the requester sent
+ * the RC request packet @psn; req.lock held.
+ */
+static inline void sroce_cc_rtt_sent(struct sroce_qp *qp,
+				     struct sroce_qp_cc *cc, u32 psn)
+{
+	if (unlikely(cc->algo->ops->on_ack))
+		sroce_cc_rtt_sent_slow(qp, psn);
+}
+
+/* The completer: every PSN before @una_psn is acknowledged; req.lock held. */
+static inline void sroce_cc_rtt_acked(struct sroce_qp *qp,
+				      struct sroce_qp_cc *cc, u32 una_psn)
+{
+	if (unlikely(cc->probe_ts))
+		sroce_cc_rtt_acked_slow(qp, una_psn);
 }
 
 /* Receive path: a CNP (recv.c; softirq, RCU held).  Consumes @skb. */

@@ -78,6 +78,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
+	sroce_cc_rtt_acked(qp, &qp->cc, req->una_psn);
 	req->retries_left = req->retry_cnt;
 	req->seq_retry_armed = false;
 	if (req->psn == req->una_psn)

@@ -558,6 +558,8 @@ static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		swqe->sent += paylen;
 	}
 	sroce_cc_sent(qp, &qp->cc, skb->len);
+	if (rc)
+		sroce_cc_rtt_sent(qp, &qp->cc, psn);
 	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
 
 	if (rc)
@@ -664,6 +666,8 @@ static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	if (n <= 0)
 		return n == -ENOMEM ? -EAGAIN : 0;
 
+	if (rc)
+		sroce_cc_rtt_sent(qp, &qp->cc, req->psn);
 	req->psn = t.psn;
 	req->pkts_since_ackreq = t.since_ackreq;
 	swqe->sent = t.sent;

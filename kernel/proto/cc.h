@@ -120,6 +120,8 @@ extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
 extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
 /* Not in sroce.ko: kernel/cc_example/ builds it into its own module. */
 extern const struct sroce_cc_ops sroce_cc_fixed_ops;
+/* RTT-based (on_ack); in sroce.ko once the requester feeds RTT samples. */
+extern const struct sroce_cc_ops sroce_cc_timely_ops;
 
 /* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
 void sroce_cc_params_default(struct sroce_cc_params *p,

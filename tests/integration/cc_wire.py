@@ -22,6 +22,7 @@ import struct
 
 import pyverbs.enums as e
 import roce_craft as rc
+from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
 from resp_wire import Rig, check, counter, describe, poll, results
 
@@ -243,6 +244,191 @@ def test_requester_pacing(rig):
           (n, ok, n2, ok2, span2))
 
 
+def patient(rig):
+    """An RC QP with a transport timeout of 4.3 s (IBA 20) instead of the
+    rig's 67 ms: a peer played by Python in a slow guest can be late with
+    its ACKs, and a resend would put duplicates among the packets
+    measured."""
+    return rig.rc_qp(timeout=20)
+
+
+def collect(rig, qp, want, tick=None):
+    """The RDMA WRITE packets of @qp's message of @want packets: the first
+    arrival (kernel rx timestamp, time.time() clock) of each PSN, in PSN
+    order; the peer ACKs every 4th new PSN and the last.  tick() runs
+    between reads (at least every 10 ms)."""
+    first = {}
+    end = time.time() + 30
+    while len(first) < want and time.time() < end:
+        if tick:
+            tick()
+        for b, _ in rig.wire.replies(1, timeout=0.01):
+            if b['opcode'] not in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
+                                   rc.RC_WRITE_LAST) or b['psn'] in first:
+                continue
+            first[b['psn']] = b['time']
+            last = len(first) == want
+            if last or len(first) % 4 == 0:
+                rig.send(rc.bth(rc.RC_ACK, qp.qp_num, b['psn']) +
+                         struct.pack('!I', 0x1f << 24 | int(last)))
+    return [first[k] for k in sorted(first)]
+
+
+def post_write(rig, qp, length):
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, length, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+
+
+def write_stream(rig, qp, length):
+    """RDMA WRITE @length from sroce1: (first arrival of each packet,
+    completed successfully)."""
+    want = (length + 1023) // 1024
+    post_write(rig, qp, length)
+    times = collect(rig, qp, want)
+    wc = poll(rig.cq, 10.0)
+    return times, (len(times) == want and wc is not None and
+                   wc.status == e.IBV_WC_SUCCESS)
+
+
+def gap_ms(mbps):
+    """ms between two 1 KB RDMA WRITE packets paced at @mbps: what
+    sroce_cc_sent() charges (BTH, RETH or none, 1024 payload, ICRC; about
+    1056 bytes) at that rate."""
+    return 1056 * 8 / (mbps * 1e3)
+
+
+def median_gap_ms(times):
+    gaps = sorted(b - a for a, b in zip(times, times[1:]))
+    return gaps[len(gaps) // 2] * 1e3 if gaps else 0.0
+
+
+def test_pace_rate(rig):
+    """A QP paced at a low rate sends at about that rate and speeds up as
+    soon as the rate is raised (sroce_cc_pace_check()).  Judged by the
+    median gap between packets (a stalled guest vCPU stretches one gap,
+    not the median) against the rate and an unpaced WRITE of the same
+    size in the same boot, with generous factors; no bound on a total
+    time."""
+    names = ('pacing: 16 KB at 2 Mb/s, median gap about 4.2 ms',
+             'pacing: the paced WRITEs complete',
+             'pacing: rate raised mid-WRITE, the rest leaves early')
+    if 'fixed' not in knob('roce_rp/available_cc_algos').split():
+        for name in names:
+            check(name, False, 'no fixed in available_cc_algos')
+        return
+    # dcqcn QPs without a CNP: not paced.
+    t32, ok32 = write_stream(rig, patient(rig), 32768)
+    u = median_gap_ms(t32)
+    print('# unpaced 32 KB WRITE: median gap %.3f ms' % u)
+
+    knob('roce_rp/cc_algo', 'fixed')
+    knob('roce_rp/rpg_max_rate', 2)
+    times, ok = write_stream(rig, patient(rig), 16384)
+    m = median_gap_ms(times)
+    print('# 16 KB WRITE paced at 2 Mb/s: median gap %.2f ms (%.2f ms),'
+          ' %.1f ms first to last' %
+          (m, gap_ms(2), (times[-1] - times[0]) * 1e3 if times else 0))
+    # Not faster than the rate (timestamp jitter aside), not slower than
+    # 3 gaps plus the unpaced gap.
+    check(names[0], len(times) == 16 and
+          0.7 * gap_ms(2) <= m <= 3 * gap_ms(2) + u,
+          (len(times), m, gap_ms(2), u))
+
+    # 32 packets at 1 Mb/s would take 31 gaps of 8.4 ms (262 ms); about
+    # 50 ms after the WRITE was posted the rate goes to the port speed
+    # (rpg_max_rate 0).  The QP may sit out the departure time of the
+    # packet it sent last (one gap), then sends the rest at once.  A
+    # guest so slow that the raise comes after 24 packets proves nothing:
+    # up to three attempts.
+    ok2 = True
+    for _ in range(3):
+        knob('roce_rp/rpg_max_rate', 1)
+        r = raise_mid_write(rig, patient(rig))
+        ok2 = ok2 and r['ok']
+        print('# 32 KB WRITE at 1 Mb/s: %(before)d packets, median gap'
+              ' %(m_before).2f ms; raised; the other %(left)d, median gap'
+              ' %(m_after).3f ms' % r)
+        if r['left'] >= 8:
+            break
+    knob('roce_rp/cc_algo', 'dcqcn')
+    check(names[1], ok and ok2 and ok32, (ok, ok2, ok32))
+    # Before the raise about 1 Mb/s; after it at least twice as fast
+    # (unpaced it is some 100 times faster: u).
+    check(names[2], r['left'] >= 8 and r['before'] >= 2 and
+          r['m_before'] >= 0.7 * gap_ms(1) and
+          r['m_after'] <= 0.5 * gap_ms(1) + u, (r, u))
+
+
+def raise_mid_write(rig, qp):
+    """A 32 KB WRITE on a `fixed` QP; rpg_max_rate 0 about 50 ms after
+    it was posted."""
+    want = 32
+    raised = []
+    post_write(rig, qp, 32768)
+    start = time.time()
+
+    def tick():
+        if not raised and time.time() >= start + 0.05:
+            # The time before the write: the store publishes the new
+            # parameter set at once, then waits for an RCU grace period,
+            # long in a slow guest.
+            raised.append(time.time())
+            knob('roce_rp/rpg_max_rate', 0)
+
+    times = collect(rig, qp, want, tick)
+    tick()
+    wc = poll(rig.cq, 10.0)
+    early = [t for t in times if t <= raised[0]]
+    late = [t for t in times if t > raised[0]]
+    return {'ok': wc is not None and wc.status == e.IBV_WC_SUCCESS and
+            len(times) == want,
+            'before': len(early), 'm_before': median_gap_ms(early),
+            # the first late packet may wait out its departure time, and
+            # the median passes over a gap or two before the store
+            'left': len(late), 'm_after': median_gap_ms(late[1:])}
+
+
+def qp_rate(qp):
+    """The QP's cc rate (kbit/s) and algorithm from rdma resource -dd."""
+    out = subprocess.run(['rdma', '-dd', 'resource', 'show', 'qp', 'link',
+                          'sroce1/1', 'lqpn', str(qp.qp_num)],
+                         capture_output=True, text=True).stdout
+    m = re.search(r'cc_algo (\S+) .*cc_rate_kbps (\d+)', out)
+    return (m.group(1), int(m.group(2))) if m else (None, 0)
+
+
+def test_timely(rig):
+    """timely gets an RTT sample from ACK timing: the peer holds the ACK
+    of a one-packet WRITE for 20 ms, more than T_high (500 us), so the
+    rate is cut by b (1 - T_high / rtt), to 20-22 % of line rate for any
+    RTT from 20 ms up (a slow guest only lengthens it)."""
+    knob('roce_rp/cc_algo', 'timely')
+    qp = rig.rc_qp()
+    knob('roce_rp/cc_algo', 'dcqcn')  # the QP keeps its algorithm
+    algo, line = qp_rate(qp)
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, 1024, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    r = [b for b, _ in rig.wire.replies(1, timeout=5.0)
+         if b['opcode'] == rc.RC_WRITE_ONLY]
+    time.sleep(0.02)
+    if r:
+        rig.send(rc.bth(rc.RC_ACK, qp.qp_num, r[0]['psn']) +
+                 struct.pack('!I', 0x1f << 24 | 1))
+    wc = poll(rig.cq, 5.0)
+    algo2, rate = qp_rate(qp)
+    print('# timely: line %d kbit/s, after a 20 ms RTT %d' % (line, rate))
+    check('timely: an RTT of >= 20 ms cuts the rate to 20-22 % of line',
+          algo == 'timely' and algo2 == 'timely' and len(r) == 1 and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          0.2 * line <= rate <= 0.2201 * line, (algo, algo2, r, line, rate))
+
+
 def test_fixed(rig):
     """`fixed` from sroce_cc_fixed.ko (t-cc.sh loads it): paced at
     rpg_max_rate from the first packet, CNPs ignored, module pinned."""
@@ -280,7 +466,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..25')
+    print('1..29')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -289,6 +475,8 @@ def main():
     test_np(rig, qp, ud)
     test_rp(rig)
     test_requester_pacing(rig)
+    test_pace_rate(rig)
+    test_timely(rig)
     test_fixed(rig)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass

@@ -82,7 +82,7 @@ class Rig:
         self.sgid_index = sgid_index
         self.wire = rc.Wire(PEER, LOCAL, 'v2')
 
-    def rc_qp(self, qp_type=e.IBV_QPT_RC, max_dest_rd=4):
+    def rc_qp(self, qp_type=e.IBV_QPT_RC, max_dest_rd=4, timeout=14):
         cap = QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=2,
                     max_recv_sge=2)
         qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
@@ -101,7 +101,7 @@ class Rig:
         attr.max_dest_rd_atomic = max_dest_rd
         attr.max_rd_atomic = 1
         attr.min_rnr_timer = 12
-        attr.timeout = 14
+        attr.timeout = timeout
         attr.retry_cnt = 7
         attr.rnr_retry = 7
         attr.ah_attr = AHAttr(gr=gr, is_global=1, port_num=1)

@@ -16,7 +16,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 37 "sroce congestion control"
+ktap_begin 41 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -106,12 +106,13 @@ good_writes() {
 ktap_check "writes in range read back; flavour loads its defaults" good_writes
 
 algos() {
-	expect_knob $rp/available_cc_algos "none dcqcn dctcp" &&
+	expect_knob $rp/available_cc_algos "none dcqcn dctcp timely" &&
 		echo dctcp >$rp/cc_algo && expect_knob $rp/cc_algo dctcp &&
+		echo timely >$rp/cc_algo && expect_knob $rp/cc_algo timely &&
 		echo none >$rp/cc_algo && expect_knob $rp/cc_algo none &&
 		echo dcqcn >$rp/cc_algo && expect_knob $rp/cc_algo dcqcn
 }
-ktap_check "cc_algo selects none, dcqcn, dctcp" algos
+ktap_check "cc_algo selects none, dcqcn, dctcp, timely" algos
 
 stats=$(rdma statistic show link sroce1/1 2>&1)
 ktap_result "rdma statistic lists the four congestion counters" \
@@ -159,7 +160,7 @@ out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 25).
+# Relay the child's results as ours (its plan is 29).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;

@@ -308,6 +308,17 @@ t "testbed dcqcn 2 flows: fair, marked, >= 5 cut (<5 Mb/s)/recovery (>50) cycles
 	'marks > 1000' 'cnps > 1000' \
 	'!k=$(cycles $d); echo "# $k cycles"; [ "$k" -ge 5 ]'
 
+# The testbed of tests/integration/cc-lib.sh with its knobs, 2 flows: the
+# model keeps the queue below the 200 KB limit after the start (its
+# parameters were chosen with this model, Documentation/cc.rst).
+t "testbed-50: dcqcn 2 flows fair, link >= 80 %, queue below the limit" \
+	tb50 testbed-50.ini -D sim.duration_ms=4000 -D sim.measure_start_ms=1000 \
+	-- 'jain >= 0.95' 'utilisation >= 0.8' 'queue_p99_kb <= 150' \
+	'timeouts <= 0'
+t "testbed-50: cc none overflows the same queue" \
+	tb50n testbed-50.ini -D sim.duration_ms=4000 -D sim.measure_start_ms=1000 \
+	-D cc.algo=none -- 'drops > 1000'
+
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$flags" \
