@@ -474,11 +474,12 @@ void sroce_txb_abort(struct sroce_txb *b)
 	b->skb = NULL;
 }
 
-/* Segment bytes of a packet: headers, payload, pad and ICRC. */
-static u32 sroce_txb_pkt_len(const struct sroce_txb_pkt *p)
+/* Fill in @p's header length; returns its segment bytes (with pad, ICRC). */
+static u32 sroce_txb_pkt_len(struct sroce_txb_pkt *p)
 {
-	return sroce_opcode_hdr_len(sroce_opcode_info(p->opcode)) + p->paylen +
-	       sroce_bth_pad_for(p->paylen) + SROCE_ICRC_LEN;
+	p->hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
+	return p->hdrlen + p->paylen + sroce_bth_pad_for(p->paylen) +
+	       SROCE_ICRC_LEN;
 }
 
 int sroce_txb_build(struct sroce_txb *b, struct sroce_dev *sdev, u32 mtu,
@@ -486,30 +487,31 @@ int sroce_txb_build(struct sroce_txb *b, struct sroce_dev *sdev, u32 mtu,
 {
 	u32 seglen = SROCE_BTH_LEN + mtu + SROCE_ICRC_LEN;
 	struct sroce_txb_pkt p;
-	u32 n;
+	u32 n, len;
 	int err;
 
 	src->next(ctx, &p);
-	if (max < 2 || p.last || sroce_txb_pkt_len(&p) != seglen)
+	len = sroce_txb_pkt_len(&p);
+	if (max < 2 || p.last || len != seglen)
 		return 0;
 	err = sroce_txb_begin(b, sdev, seglen);
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	for (n = 0; n < max; n++) {
-		u32 len, hdrlen;
 		u8 *bth;
 
-		if (n)
+		if (n) {
 			src->next(ctx, &p);
-		len = sroce_txb_pkt_len(&p);
+			len = sroce_txb_pkt_len(&p);
+		}
 		if (len > seglen)
 			break;
 		bth = sroce_txb_add(b, len);
 		if (!bth)
 			break;
-		hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p.opcode));
-		memset(bth, 0, hdrlen);
-		memset(bth + hdrlen + p.paylen, 0, sroce_bth_pad_for(p.paylen));
+		memset(bth, 0, p.hdrlen);
+		memset(bth + p.hdrlen + p.paylen, 0,
+		       sroce_bth_pad_for(p.paylen));
 		if (src->fill(ctx, &p, bth)) {
 			n = 0; /* the one-packet path reports it */
 			break;

@@ -117,6 +117,7 @@ struct sroce_txb_pkt {
 	u8 opcode;
 	bool last; /* the message's last packet */
 	u32 paylen;
+	u32 hdrlen; /* BTH and extension headers: set by the builder */
 };
 
 struct sroce_txb_src {

@@ -615,9 +615,8 @@ static void sroce_req_txb_next(void *ctx, struct sroce_txb_pkt *p)
 static int sroce_req_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
 {
 	struct sroce_req_txb *t = ctx;
-	u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
 
-	if (sroce_req_copy_payload(t->qp, t->swqe, bth + hdrlen, p->paylen,
+	if (sroce_req_copy_payload(t->qp, t->swqe, bth + p->hdrlen, p->paylen,
 				   t->sent))
 		return -EFAULT;
 	sroce_req_fill_hdrs(t->qp, t->swqe, p->opcode, p->paylen, p->last,

@@ -147,13 +147,12 @@ static void sroce_rd_txb_next(void *ctx, struct sroce_txb_pkt *p)
 static int sroce_rd_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
 {
 	struct sroce_rd_txb *t = ctx;
-	u32 hdrlen = sroce_opcode_hdr_len(sroce_opcode_info(p->opcode));
 
 	sroce_rd_fill_hdr(t->c, bth, p->opcode, p->paylen,
 			  sroce_psn_add(t->e->psn, t->off / t->c->mtu),
 			  t->e->msn);
-	if (sroce_mem_mr_copy(t->mr, t->e->va + t->off, bth + hdrlen, p->paylen,
-			      SROCE_FROM_MEM))
+	if (sroce_mem_mr_copy(t->mr, t->e->va + t->off, bth + p->hdrlen,
+			      p->paylen, SROCE_FROM_MEM))
 		return -EFAULT;
 	t->off += p->paylen;
 	return 0;
