@@ -51,31 +51,13 @@ cc_host_ip() {
 }
 
 cc_topo_up() {
-	local h
-	ip link add br-cc type bridge || return 1
-	ip link set br-cc up
-	for h in $cc_hosts; do
-		ip netns add "$h" || return 1
-		ip -n "$h" link set lo up
-		ip link add "$h-br" mtu "$cc_mtu" type veth peer name eth0 \
-			netns "$h" mtu "$cc_mtu" || return 1
-		ip link set "$h-br" master br-cc up
-		ip -n "$h" addr add "$(cc_host_ip "$h")/24" dev eth0
-		ip -n "$h" link set eth0 up
-		add_link "sroce_$h" sroce eth0 "$h" || return 1
-	done
-	for h in $cc_hosts; do
-		wait_gid "sroce_$h" "$(cc_host_ip "$h")" || return 1
-	done
+	# shellcheck disable=SC2086 # cc_hosts is a list
+	bridge_hosts_up br-cc "$cc_mtu" cc_host_ip $cc_hosts
 }
 
 cc_topo_down() {
-	local h
-	for h in $cc_hosts; do
-		rdma link delete "sroce_$h" >/dev/null 2>&1
-		ip netns del "$h" >/dev/null 2>&1
-	done
-	ip link del br-cc >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	bridge_hosts_down br-cc $cc_hosts
 }
 
 # cc_bottleneck: (re)create the qdiscs on r-br, the bridge port's egress

@@ -409,3 +409,36 @@ hw_counter() {
 		read -r v 2>/dev/null <"$d/hw_counters/$2" || v=0
 	echo "${v:-0}"
 }
+
+# bridge_hosts_up BRIDGE MTU IPFN HOST...: a Linux bridge BRIDGE in init_net
+# and per HOST a namespace of that name, joined by a veth of MTU (HOST-br on
+# the bridge, eth0 inside) with the address `IPFN HOST`/24 and a sroce
+# device sroce_HOST on eth0; waits for each device's IPv4 GID.
+bridge_hosts_up() {
+	local br=$1 mtu=$2 ipfn=$3 h
+	shift 3
+	ip link add "$br" type bridge && ip link set "$br" up || return 1
+	for h in "$@"; do
+		ip netns add "$h" && ip -n "$h" link set lo up &&
+			ip link add "$h-br" mtu "$mtu" type veth peer name eth0 \
+				netns "$h" mtu "$mtu" &&
+			ip link set "$h-br" master "$br" up &&
+			ip -n "$h" addr add "$("$ipfn" "$h")/24" dev eth0 &&
+			ip -n "$h" link set eth0 up &&
+			add_link "sroce_$h" sroce eth0 "$h" || return 1
+	done
+	for h in "$@"; do
+		wait_gid "sroce_$h" "$("$ipfn" "$h")" || return 1
+	done
+}
+
+# bridge_hosts_down BRIDGE HOST...: undo bridge_hosts_up, quietly.
+bridge_hosts_down() {
+	local br=$1 h
+	shift
+	for h in "$@"; do
+		rdma link delete "sroce_$h" >/dev/null 2>&1
+		ip netns del "$h" >/dev/null 2>&1
+	done
+	ip link del "$br" >/dev/null 2>&1
+}

@@ -56,12 +56,8 @@ ktap_begin 12 "PFC with DCQCN: incast into a slow receiver, pause counts with cc
 
 # shellcheck disable=SC2317 # run by the EXIT trap
 incast_cleanup() {
-	local h
-	for h in $hosts; do
-		rdma link delete "sroce_$h" >/dev/null 2>&1
-		ip netns del "$h" >/dev/null 2>&1
-	done
-	ip link del br-pfc >/dev/null 2>&1
+	# shellcheck disable=SC2086 # hosts is a list
+	bridge_hosts_down br-pfc $hosts
 }
 trap incast_cleanup EXIT
 
@@ -73,20 +69,8 @@ host_ip() {
 }
 
 topo() {
-	local h
-	ip link add br-pfc type bridge && ip link set br-pfc up || return 1
-	for h in $hosts; do
-		ip netns add "$h" && ip -n "$h" link set lo up &&
-			ip link add "$h-br" mtu 9000 type veth peer name eth0 \
-				netns "$h" mtu 9000 &&
-			ip link set "$h-br" master br-pfc up &&
-			ip -n "$h" addr add "$(host_ip "$h")/24" dev eth0 &&
-			ip -n "$h" link set eth0 up &&
-			add_link "sroce_$h" sroce eth0 "$h" || return 1
-	done
-	for h in $hosts; do
-		wait_gid "sroce_$h" "$(host_ip "$h")" || return 1
-	done
+	# shellcheck disable=SC2086 # hosts is a list
+	bridge_hosts_up br-pfc 9000 host_ip $hosts
 }
 
 # The switch's PFC propagation: frames from the receiver go to the senders.
@@ -106,12 +90,7 @@ if ! ktap_check "load sroce.ko" load_sroce ||
 fi
 
 sys() { echo "/sys/class/infiniband/sroce_$1/$2"; }
-cnt() {
-	local v
-	read -r v 2>/dev/null <"$(sys "$1" "ports/1/hw_counters/$2")" ||
-		read -r v <"$(sys "$1" "hw_counters/$2")" || v=0
-	echo "${v:-0}"
-}
+cnt() { hw_counter "sroce_$1" "$2"; }
 
 # Every device: DSCP 0 on priority 3, PFC on 3, quanta at 100 Mb/s, the
 # senders' watchdog above one pause episode.  The receiver: slow, marking

@@ -42,14 +42,6 @@ g1=$(gid_index sroce1 10.11.0.1)
 g2=$(gid_index sroce2 10.11.0.2)
 port=18800
 
-# cnt DEV NAME: a port counter, or a device one (PFC per priority).
-cnt() {
-	local v d=/sys/class/infiniband/$1
-	read -r v 2>/dev/null <"$d/ports/1/hw_counters/$2" ||
-		read -r v <"$d/hw_counters/$2" || v=0
-	echo "${v:-0}"
-}
-
 knob() {
 	cat "$S1/pfc_$1"
 }
@@ -174,47 +166,47 @@ ktap_result "thresholds: from speed (100 Mb/s: 7225/3084), knobs (15000/5000), b
 # ---- malformed and unusual frames ----
 echo 0x08 >"$S1/pfc_enable"
 echo 0 >"$S1/pfc_storm_detect_ms"
-m0=$(cnt sroce1 rx_pause_malformed)
+m0=$(hw_counter sroce1 rx_pause_malformed)
 inject --raw-hex 0101000800ff >/dev/null            # short (6 bytes)
 inject --opcode 0x0001 --enable 0x08 >/dev/null     # 802.3x PAUSE
 inject --enable 0xff08 >/dev/null                   # reserved bits
 inject --enable 0 >/dev/null                        # no class
 sleep 0.2
-m1=$(cnt sroce1 rx_pause_malformed)
+m1=$(hw_counter sroce1 rx_pause_malformed)
 [ $((m1 - m0)) -eq 4 ] && grep -q "paused 0x00" "$S1/pfc_state"
 ktap_result "malformed: short, 802.3x, reserved bits, empty vector: 4 counted" $? \
 	"rx_pause_malformed $m0 -> $m1; $(knob state)"
 
-p30=$(cnt sroce1 rx_prio3_pause)
-i0=$(cnt sroce1 rx_pause_ignored)
+p30=$(hw_counter sroce1 rx_prio3_pause)
+i0=$(hw_counter sroce1 rx_pause_ignored)
 declare -A pb
-for p in 0 1 2 4 5 6 7; do pb[$p]=$(cnt sroce1 "rx_prio${p}_pause"); done
+for p in 0 1 2 4 5 6 7; do pb[$p]=$(hw_counter sroce1 "rx_prio${p}_pause"); done
 inject --enable 0x08 --quanta 0 >/dev/null          # XON, nothing paused
 inject --enable 0xff --quanta 1 >/dev/null          # all classes, 51 ns
 sleep 0.2
 st=0
-[ $(($(cnt sroce1 rx_prio3_pause) - p30)) -eq 1 ] || st=1
+[ $(($(hw_counter sroce1 rx_prio3_pause) - p30)) -eq 1 ] || st=1
 for p in 0 1 2 4 5 6 7; do
-	[ $(($(cnt sroce1 "rx_prio${p}_pause") - pb[$p])) -eq 1 ] || st=1
+	[ $(($(hw_counter sroce1 "rx_prio${p}_pause") - pb[$p])) -eq 1 ] || st=1
 done
 # Seven of the eight classes are not enabled on sroce1.
-[ $(($(cnt sroce1 rx_pause_ignored) - i0)) -eq 7 ] || st=1
-[ "$(cnt sroce1 rx_pause_malformed)" -eq "$m1" ] || st=1
+[ $(($(hw_counter sroce1 rx_pause_ignored) - i0)) -eq 7 ] || st=1
+[ "$(hw_counter sroce1 rx_pause_malformed)" -eq "$m1" ] || st=1
 ktap_result "XON and all-classes frames: valid, per-priority counts, 7 ignored" $st \
-	"rx_prio3_pause $p30 -> $(cnt sroce1 rx_prio3_pause)," \
-	"rx_pause_ignored $i0 -> $(cnt sroce1 rx_pause_ignored)"
+	"rx_prio3_pause $p30 -> $(hw_counter sroce1 rx_prio3_pause)," \
+	"rx_pause_ignored $i0 -> $(hw_counter sroce1 rx_pause_ignored)"
 
 # ---- pause honoured ----
 # ibv_rc_pingpong uses traffic class 0: put DSCP 0 on priority 3.
 echo "0 3" >"$S1/pfc_dscp2prio"
-drop0=$(($(cnt sroce1 tx_drop) + $(cnt sroce2 tx_drop)))
-retr0=$(($(cnt sroce1 req_retransmits) + $(cnt sroce2 req_retransmits)))
+drop0=$(($(hw_counter sroce1 tx_drop) + $(hw_counter sroce2 tx_drop)))
+retr0=$(($(hw_counter sroce1 req_retransmits) + $(hw_counter sroce2 req_retransmits)))
 
-b0=$(cnt sroce1 sent_pkts)
+b0=$(hw_counter sroce1 sent_pkts)
 pingpong
 ok=$?
 base_ms=$pp_ms
-base_pkts=$(($(cnt sroce1 sent_pkts) - b0))
+base_pkts=$(($(hw_counter sroce1 sent_pkts) - b0))
 diag "baseline: ${base_ms} ms, sroce1 sent $base_pkts packets"
 ktap_result "baseline: ibv_rc_pingpong -s $SIZE -n $ITERS --chk on priority 3" $ok \
 	"$(tail -n 20 <<<"$pair_out")"
@@ -224,9 +216,9 @@ ktap_result "baseline: ibv_rc_pingpong -s $SIZE -n $ITERS --chk on priority 3" $
 # a pause lasts 3.4 ms and the injector of an emulated guest on a loaded
 # host falls behind): each XOFF holds for 3.4 s, the XON ends it.
 echo 10 >"$S1/pfc_speed_mbps"
-p30=$(cnt sroce1 rx_prio3_pause)
-d30=$(cnt sroce1 rx_prio3_pause_duration)
-t30=$(cnt sroce1 rx_prio3_pause_transition)
+p30=$(hw_counter sroce1 rx_prio3_pause)
+d30=$(hw_counter sroce1 rx_prio3_pause_duration)
+t30=$(hw_counter sroce1 rx_prio3_pause_transition)
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
 wait_until 10 grep -q "paused 0x08" "$S1/pfc_state"
@@ -242,9 +234,9 @@ port=$((port + 1)) # the subshell's pingpong took it
 # Once the client's QP is ready it posts its first SEND at once.
 wait_until 60 qp_rts sroce1
 rts=$?
-s0=$(cnt sroce1 sent_pkts)
+s0=$(hw_counter sroce1 sent_pkts)
 sleep 1.5
-s1=$(cnt sroce1 sent_pkts)
+s1=$(hw_counter sroce1 sent_pkts)
 state=$(knob state)
 alive=0
 kill -0 $inj 2>/dev/null && alive=1
@@ -266,9 +258,9 @@ diag "paused transfer: ${pp_ms} ms (baseline ${base_ms} ms), ended $(((pp_end - 
 ktap_result "paused transfer completes byte-exact, only after the XOFF stream ends" $? \
 	"$(tail -n 20 <<<"$pair_out")"
 
-p31=$(cnt sroce1 rx_prio3_pause)
-d31=$(cnt sroce1 rx_prio3_pause_duration)
-t31=$(cnt sroce1 rx_prio3_pause_transition)
+p31=$(hw_counter sroce1 rx_prio3_pause)
+d31=$(hw_counter sroce1 rx_prio3_pause_duration)
+t31=$(hw_counter sroce1 rx_prio3_pause_transition)
 diag "rx_prio3_pause $p30 -> $p31, _duration $d30 -> $d31 us, _transition $t30 -> $t31"
 diag "priority 3 seen paused for ${pause_ms} ms until the stream was stopped"
 [ $((p31 - p30)) -ge 100 ] && [ $((d31 - d30)) -ge $(((pause_ms - 500) * 1000)) ] &&
@@ -291,14 +283,14 @@ gp_run() {
 gp_ok=0
 gp_run || gp_ok=1
 gp0=$gp ms0=$pp_ms
-d30=$(cnt sroce1 rx_prio3_pause_duration)
+d30=$(hw_counter sroce1 rx_prio3_pause_duration)
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --quanta 585 --every-ms 40 --for-s 600 >/dev/null &
 inj=$!
 wait_until 60 grep -q "paused 0x08" "$S1/pfc_state"
-d31=$(cnt sroce1 rx_prio3_pause_duration)
+d31=$(hw_counter sroce1 rx_prio3_pause_duration)
 gp_run || gp_ok=1
 gp1=$gp ms1=$pp_ms
-d32=$(cnt sroce1 rx_prio3_pause_duration)
+d32=$(hw_counter sroce1 rx_prio3_pause_duration)
 kill $inj
 wait $inj 2>/dev/null
 inject --enable 0x08 --quanta 0 >/dev/null
@@ -331,26 +323,26 @@ mport=$port
 ) &
 pp=$!
 wait_until 60 qp_rts sroce1
-s0=$(cnt sroce1 sent_pkts)
+s0=$(hw_counter sroce1 sent_pkts)
 wait_until 30 sh -c "[ \$(cat /sys/class/infiniband/sroce1/ports/1/hw_counters/sent_pkts) -gt $((s0 + 2000)) ]"
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
 # The injector (python in a namespace) starts slowly while a transfer
 # loads an emulated guest.
 wait_until 60 grep -q "paused 0x08" "$S1/pfc_state"
-lat0=$(cnt sroce1 local_ack_timeout_err)
+lat0=$(hw_counter sroce1 local_ack_timeout_err)
 sleep 0.5
-s1=$(cnt sroce1 sent_pkts)
+s1=$(hw_counter sroce1 sent_pkts)
 sleep 2
-s2=$(cnt sroce1 sent_pkts)
-latp=$(cnt sroce1 local_ack_timeout_err)
+s2=$(hw_counter sroce1 sent_pkts)
+latp=$(hw_counter sroce1 local_ack_timeout_err)
 state=$(knob state)
 kill $inj
 wait $inj 2>/dev/null
 inject --enable 0x08 --quanta 0 >/dev/null
 # The retransmit timer is 67 ms.
 sleep 1
-lat1=$(cnt sroce1 local_ack_timeout_err)
+lat1=$(hw_counter sroce1 local_ack_timeout_err)
 wait $pp
 read -r ok <"$res"
 pair_out=$(cat "$res.out")
@@ -368,7 +360,7 @@ ktap_result "mid-transfer XOFF: no retransmit timeout while paused, transfer byt
 # ---- isolation ----
 # Priority 5 paused for the whole transfer; priority 3 is not held up.
 echo 0x28 >"$S1/pfc_enable"
-p50=$(cnt sroce1 rx_prio5_pause)
+p50=$(hw_counter sroce1 rx_prio5_pause)
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x20 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
 wait_until 60 grep -q "paused 0x20" "$S1/pfc_state"
@@ -382,7 +374,7 @@ wait $inj 2>/dev/null
 inject --enable 0x20 --quanta 0 >/dev/null
 diag "while priority 5 paused: ${pp_ms} ms; state after: $state; injector alive: $alive"
 [ $ok -eq 0 ] && [ $alive -eq 1 ] && [[ $state == "paused 0x20"* ]] &&
-	[ "$(cnt sroce1 rx_prio5_pause)" -gt "$p50" ]
+	[ "$(hw_counter sroce1 rx_prio5_pause)" -gt "$p50" ]
 ktap_result "isolation: priority 3 transfer completes while priority 5 is paused" $? \
 	"$(tail -n 20 <<<"$pair_out")"
 wait_until 2 grep -q "paused 0x00" "$S1/pfc_state"
@@ -392,17 +384,17 @@ ktap_result "priority 5 resumes at XON" $? "$(knob state)"
 echo 0x08 >"$S1/pfc_enable"
 echo 100 >"$S1/pfc_storm_detect_ms"
 echo 200 >"$S1/pfc_storm_restore_ms"
-sd0=$(cnt sroce1 pfc_wd_storm_detected)
-sr0=$(cnt sroce1 pfc_wd_storm_restored)
-ig0=$(cnt sroce1 rx_pause_ignored)
-d30=$(cnt sroce1 rx_prio3_pause_duration)
+sd0=$(hw_counter sroce1 pfc_wd_storm_detected)
+sr0=$(hw_counter sroce1 pfc_wd_storm_restored)
+ig0=$(hw_counter sroce1 rx_pause_ignored)
+d30=$(hw_counter sroce1 rx_prio3_pause_duration)
 ip netns exec ns2 "${INJ[@]}" v2 --enable 0x08 --every-ms 1 --for-s 600 >/dev/null &
 inj=$!
 # The injector (python) may take seconds to start on a loaded host.
 wait_until 30 grep -q "stormed 0x08" "$S1/pfc_state"
 st=$?
-d31=$(cnt sroce1 rx_prio3_pause_duration)
-sd1=$(cnt sroce1 pfc_wd_storm_detected)
+d31=$(hw_counter sroce1 rx_prio3_pause_duration)
+sd1=$(hw_counter sroce1 pfc_wd_storm_detected)
 diag "storm: detected $sd0 -> $sd1; paused before the trip: $((d31 - d30)) us; $(knob state)"
 # Upper bound: the detection interval plus slack for a late timer on an
 # emulated guest (a run under host load 10 measured 201 ms).
@@ -414,7 +406,7 @@ pingpong
 ok=$?
 alive=0
 kill -0 $inj 2>/dev/null && alive=1
-ig1=$(cnt sroce1 rx_pause_ignored)
+ig1=$(hw_counter sroce1 rx_pause_ignored)
 diag "during the storm: ${pp_ms} ms, rx_pause_ignored $ig0 -> $ig1, injector alive $alive"
 [ $ok -eq 0 ] && [ $alive -eq 1 ] && [ "$ig1" -gt "$ig0" ]
 ktap_result "storm: traffic resumes byte-exact while XOFF keeps coming (ignored, counted)" $? \
@@ -426,7 +418,7 @@ t0=$(date +%s%N)
 wait_until 3 grep -q "stormed 0x00" "$S1/pfc_state"
 st=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-sr1=$(cnt sroce1 pfc_wd_storm_restored)
+sr1=$(hw_counter sroce1 pfc_wd_storm_restored)
 diag "restored after ~${ms} ms: $sr0 -> $sr1; $(knob state)"
 [ $st -eq 0 ] && [ "$sr1" -gt "$sr0" ]
 ktap_result "storm: priority restored after the restore interval (counted)" $?
@@ -440,7 +432,7 @@ ktap_result "storm: priority restored after the restore interval (counted)" $?
 # XOFF holds 335 ms, refreshed every 100 ms: an emulated guest keeps up).
 # sroce1's watchdog and sroce2's bound are set above one episode.
 S2=/sys/class/infiniband/sroce2
-cnt2() { cnt sroce2 "$1"; }
+cnt2() { hw_counter sroce2 "$1"; }
 echo "0 3" >"$S2/pfc_dscp2prio"
 echo 0x08 >"$S2/pfc_enable"
 echo 0x08 >"$S1/pfc_enable"
@@ -456,9 +448,9 @@ for c in tx_prio3_pause tx_prio3_pause_duration tx_prio3_pause_transition \
 	rx_drop_backlog tx_drop rx_steered_pkts; do
 	g0[$c]=$(cnt2 $c)
 done
-r30=$(cnt sroce1 rx_prio3_pause)
-rd0=$(cnt sroce1 rx_prio3_pause_duration)
-lat0=$(cnt sroce1 local_ack_timeout_err)
+r30=$(hw_counter sroce1 rx_prio3_pause)
+rd0=$(hw_counter sroce1 rx_prio3_pause_duration)
+lat0=$(hw_counter sroce1 local_ack_timeout_err)
 cap=$(mktemp)
 tdlog=$(mktemp)
 ip netns exec ns1 timeout 300 tcpdump -i v1 -n -U -w "$cap" \
@@ -482,8 +474,8 @@ read -r _ nfr _ nxoff _ nxon _ nother <<<"$fr"
 tx3=$(($(cnt2 tx_prio3_pause) - g0[tx_prio3_pause]))
 txd=$(($(cnt2 tx_prio3_pause_duration) - g0[tx_prio3_pause_duration]))
 txt=$(($(cnt2 tx_prio3_pause_transition) - g0[tx_prio3_pause_transition]))
-rx3=$(($(cnt sroce1 rx_prio3_pause) - r30))
-rxd=$(($(cnt sroce1 rx_prio3_pause_duration) - rd0))
+rx3=$(($(hw_counter sroce1 rx_prio3_pause) - r30))
+rxd=$(($(hw_counter sroce1 rx_prio3_pause_duration) - rd0))
 st2=$(cat "$S2/pfc_state")
 st1=$(knob state)
 diag "slow receiver: ${gen_ms} ms; captured on v1: $fr"
@@ -496,7 +488,7 @@ ktap_result "slow receiver: XOFF (0xffff quanta) and XON frames on the wire, exa
 	[[ $st1 == "paused 0x00"* ]]
 ktap_result "slow receiver: sroce2 counts tx_prio3_pause/_duration/_transition, sroce1 paused as often, both released at the end" $? \
 	"sroce1 $st1"
-lat1=$(cnt sroce1 local_ack_timeout_err)
+lat1=$(hw_counter sroce1 local_ack_timeout_err)
 drops=$(($(cnt2 rx_drop_backlog) - g0[rx_drop_backlog] + $(cnt2 tx_drop) - g0[tx_drop]))
 v1drop=$(ip -n ns1 -s link show v1 | awk '/RX:/{getline; print $4}')
 v2drop=$(ip -n ns2 -s link show v2 | awk '/RX:/{getline; print $4}')
@@ -545,8 +537,8 @@ echo 100 >"$S1/pfc_storm_detect_ms"
 echo 0 >"$S1/pfc_speed_mbps"
 
 # ---- nothing lost ----
-drop1=$(($(cnt sroce1 tx_drop) + $(cnt sroce2 tx_drop)))
-retr1=$(($(cnt sroce1 req_retransmits) + $(cnt sroce2 req_retransmits)))
+drop1=$(($(hw_counter sroce1 tx_drop) + $(hw_counter sroce2 tx_drop)))
+retr1=$(($(hw_counter sroce1 req_retransmits) + $(hw_counter sroce2 req_retransmits)))
 v1drop=$(ip -n ns1 -s link show v1 | awk '/RX:/{getline; print $4}')
 v2drop=$(ip -n ns2 -s link show v2 | awk '/RX:/{getline; print $4}')
 diag "tx_drop $drop0 -> $drop1, req_retransmits $retr0 -> $retr1, veth rx drops $v1drop/$v2drop"
