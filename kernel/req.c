@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * req.c - the requester: turns send WQEs into request packets (IBA 9.7.1,
- * 9.8 for UC, 9.8.2 for UD), and the bookkeeping it shares with the
- * completer: WQE fetch and validation, go-back-N restart, completion
- * posting, flush.  Contexts and locks: see req.h.
+ * req.c - the requester: which send WQE goes out next and when (IBA
+ * 9.7.1, 9.8 for UC, 9.8.2 for UD: ordering, fence, window, pacing, PFC,
+ * budget), and the bookkeeping it shares with the completer: WQE fetch
+ * and validation, go-back-N restart, completion posting, flush.  The
+ * packets themselves are built in req_pkt.c.  Contexts and locks: see
+ * req.h.
  *
  * A WQE is copied out of the SQ ring exactly once (sroce_req_fetch()) into
  * the kernel shadow entry of its index; only the copy is validated and
@@ -18,20 +20,15 @@
 #include "fr.h"
 #include "mem.h"
 #include "pfc.h"
-#include "pkt.h"
-#include "proto/opcode.h"
 #include "proto/psn.h"
 #include "qp.h"
 #include "req.h"
+#include "req_pkt.h"
 #include "task.h"
 #include "trace.h"
 
 /* Packets the requester sends per run before yielding to the workqueue. */
 #define SROCE_REQ_BUDGET 64
-/* Unacknowledged PSNs an RC QP may have outstanding. */
-#define SROCE_REQ_WINDOW 256
-/* Ask for an ACK at least every this many packets (and at message end). */
-#define SROCE_REQ_ACKREQ_EVERY 32
 /* Largest message (IBA 9.4: 2^31 bytes). */
 #define SROCE_MAX_MSG BIT(31)
 
@@ -40,17 +37,6 @@ struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx)
 	u32 mask = qp->sq.queue.nslots - 1;
 
 	return qp->req.shadow + (size_t)(idx & mask) * qp->req.swqe_size;
-}
-
-static struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
-{
-	return (struct sroce_sge *)swqe->data;
-}
-
-static bool sroce_wr_is_rd_atomic(u32 op)
-{
-	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* ---- setup ---- */
@@ -350,339 +336,6 @@ fail:
 
 /* ---- building request packets ---- */
 
-static u8 sroce_req_opcode(struct sroce_qp *qp, u32 op, bool first, bool last)
-{
-	u8 base = qp->init.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
-						  SROCE_TRANSPORT_RC;
-
-	switch (op) {
-	case SROCE_WR_SEND:
-	case SROCE_WR_SEND_WITH_IMM:
-	case SROCE_WR_SEND_WITH_INV:
-		if (qp->init.qp_type == IB_QPT_UD ||
-		    qp->init.qp_type == IB_QPT_GSI)
-			return op == SROCE_WR_SEND ? SROCE_OP_UD_SEND_ONLY :
-						     SROCE_OP_UD_SEND_ONLY_IMM;
-		if (!last)
-			return base | (first ? SROCE_OP_RC_SEND_FIRST :
-					       SROCE_OP_RC_SEND_MIDDLE);
-		if (op == SROCE_WR_SEND_WITH_INV)
-			return first ? SROCE_OP_RC_SEND_ONLY_INV :
-				       SROCE_OP_RC_SEND_LAST_INV;
-		if (op == SROCE_WR_SEND_WITH_IMM)
-			return base | (first ? SROCE_OP_RC_SEND_ONLY_IMM :
-					       SROCE_OP_RC_SEND_LAST_IMM);
-		return base |
-		       (first ? SROCE_OP_RC_SEND_ONLY : SROCE_OP_RC_SEND_LAST);
-	case SROCE_WR_RDMA_WRITE:
-	case SROCE_WR_RDMA_WRITE_WITH_IMM:
-		if (!last)
-			return base | (first ? SROCE_OP_RC_WRITE_FIRST :
-					       SROCE_OP_RC_WRITE_MIDDLE);
-		if (op == SROCE_WR_RDMA_WRITE_WITH_IMM)
-			return base | (first ? SROCE_OP_RC_WRITE_ONLY_IMM :
-					       SROCE_OP_RC_WRITE_LAST_IMM);
-		return base | (first ? SROCE_OP_RC_WRITE_ONLY :
-				       SROCE_OP_RC_WRITE_LAST);
-	case SROCE_WR_RDMA_READ:
-		return SROCE_OP_RC_READ_REQ;
-	case SROCE_WR_ATOMIC_CMP_AND_SWP:
-		return SROCE_OP_RC_CMP_SWAP;
-	default:
-		return SROCE_OP_RC_FETCH_ADD;
-	}
-}
-
-/* PSNs a message occupies: one per MTU of payload (READ: of response). */
-static u32 sroce_req_npkts(struct sroce_qp *qp, struct sroce_swqe *swqe)
-{
-	u32 op = swqe->wqe.opcode;
-
-	if (op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    op == SROCE_WR_ATOMIC_FETCH_AND_ADD || !swqe->len)
-		return 1;
-	return DIV_ROUND_UP_ULL(swqe->len, qp->req.mtu);
-}
-
-static void sroce_req_fill_ext(struct sroce_qp *qp, struct sroce_swqe *swqe,
-			       const struct sroce_opcode_info *oi, void *bth,
-			       bool last)
-{
-	const struct sroce_send_wqe *w = &swqe->wqe;
-
-	if (oi->mask & SROCE_HDR_RETH) {
-		struct sroce_reth *reth =
-			sroce_opcode_ext(oi, bth, SROCE_EXT_RETH);
-
-		sroce_reth_set_va(reth, w->wr.rdma.remote_addr + swqe->sent);
-		sroce_reth_set_rkey(reth, w->wr.rdma.rkey);
-		sroce_reth_set_len(reth, swqe->len - swqe->sent);
-	}
-	if (oi->mask & SROCE_HDR_ATMETH) {
-		struct sroce_atmeth *a =
-			sroce_opcode_ext(oi, bth, SROCE_EXT_ATMETH);
-
-		sroce_atmeth_set_va(a, w->wr.atomic.remote_addr);
-		sroce_atmeth_set_rkey(a, w->wr.atomic.rkey);
-		if (w->opcode == SROCE_WR_ATOMIC_CMP_AND_SWP) {
-			sroce_atmeth_set_swap(a, w->wr.atomic.swap);
-			sroce_atmeth_set_compare(a, w->wr.atomic.compare_add);
-		} else {
-			sroce_atmeth_set_swap(a, w->wr.atomic.compare_add);
-		}
-	}
-	if (oi->mask & SROCE_HDR_DETH) {
-		struct sroce_deth *d =
-			sroce_opcode_ext(oi, bth, SROCE_EXT_DETH);
-		u32 qkey = w->wr.ud.remote_qkey;
-
-		/* IBA 10.2.4: a controlled Q_Key means "use the QP's". */
-		if (qkey & 0x80000000U)
-			qkey = qp->req.qkey;
-		sroce_deth_set_qkey(d, qkey);
-		sroce_deth_set_srcqp(d, qp->ibqp.qp_num);
-	}
-	if (oi->mask & SROCE_HDR_IMMDT)
-		sroce_immdt_set_imm(sroce_opcode_ext(oi, bth, SROCE_EXT_IMMDT),
-				    w->ex.imm_data);
-	if (oi->mask & SROCE_HDR_IETH)
-		sroce_ieth_set_rkey(sroce_opcode_ext(oi, bth, SROCE_EXT_IETH),
-				    w->ex.invalidate_rkey);
-}
-
-/* Copy payload bytes [off, off + len) of the message into @buf. */
-static int sroce_req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
-				  void *buf, u32 len, u32 off)
-{
-	if (!len)
-		return 0;
-	if (swqe->wqe.flags & SROCE_WQE_INLINE) {
-		memcpy(buf, swqe->data + off, len);
-		return 0;
-	}
-	return sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sroce_swqe_sge(swqe),
-				  swqe->wqe.num_sge, off, buf, len,
-				  SROCE_FROM_MEM);
-}
-
-/* The first time a WQE goes out (or after a full restart): PSNs. */
-static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
-{
-	struct sroce_req *req = &qp->req;
-	u32 npkts = sroce_req_npkts(qp, swqe);
-
-	swqe->first_psn = req->psn;
-	swqe->last_psn = sroce_psn_add(req->psn, npkts - 1);
-	swqe->rd_psn = req->psn;
-	swqe->sent = 0;
-	swqe->started = true;
-}
-
-/*
- * The BTH and extension headers of a request packet at @bth.  AckReq goes
- * on every RC message's last packet and every SROCE_REQ_ACKREQ_EVERY
- * packets (*@since_ackreq counts them).
- */
-static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
-				u8 opcode, u32 paylen, bool last, u32 dqpn,
-				u32 psn, u32 *since_ackreq, void *bth)
-{
-	const struct sroce_opcode_info *oi = sroce_opcode_info(opcode);
-	bool ackreq = qp->init.qp_type == IB_QPT_RC &&
-		      (last || ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
-	bool se = last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
-		  (oi->flags & SROCE_OPF_SE_OK);
-
-	if (ackreq)
-		*since_ackreq = 0;
-	sroce_bth_init(bth, opcode, se, sroce_bth_pad_for(paylen),
-		       SROCE_DEFAULT_PKEY, dqpn, ackreq, psn);
-	sroce_req_fill_ext(qp, swqe, oi, bth, last);
-}
-
-/*
- * Send the next packet of the WQE at req.next.  Returns 0, -EAGAIN to stop
- * for now (allocation failure: retried from the work item) or -EIO after a
- * fatal local error.
- */
-static int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
-{
-	struct sroce_req *req = &qp->req;
-	const struct sroce_av *av = &qp->av;
-	const struct sroce_opcode_info *oi;
-	bool rc = qp->init.qp_type == IB_QPT_RC;
-	bool first, last, rd_atomic;
-	u32 paylen, psn, dqpn;
-	struct sk_buff *skb;
-	void *bth;
-	u8 opcode;
-
-	lockdep_assert_held(&req->lock);
-
-	if (!swqe->started)
-		sroce_req_start(qp, swqe);
-	rd_atomic = sroce_wr_is_rd_atomic(swqe->wqe.opcode);
-	paylen = rd_atomic ? 0 : min_t(u64, req->mtu, swqe->len - swqe->sent);
-	first = swqe->sent == 0;
-	last = rd_atomic || swqe->sent + paylen >= swqe->len;
-	opcode = sroce_req_opcode(qp, swqe->wqe.opcode, first, last);
-	oi = sroce_opcode_info(opcode);
-	dqpn = req->dest_qpn;
-	if (qp->init.qp_type == IB_QPT_UD || qp->init.qp_type == IB_QPT_GSI) {
-		av = &swqe->av;
-		dqpn = swqe->wqe.wr.ud.remote_qpn;
-	}
-
-	skb = sroce_pkt_alloc(qp->sdev, av, opcode, paylen, GFP_ATOMIC);
-	if (unlikely(!skb))
-		return -EAGAIN;
-	bth = skb->data;
-	if (sroce_req_copy_payload(qp, swqe, bth + sroce_opcode_hdr_len(oi),
-				   paylen, swqe->sent)) {
-		kfree_skb(skb);
-		sroce_req_fatal(qp, req->next, IB_WC_LOC_PROT_ERR);
-		return -EIO;
-	}
-
-	psn = req->psn;
-	sroce_req_fill_hdrs(qp, swqe, opcode, paylen, last, dqpn, psn,
-			    &req->pkts_since_ackreq, bth);
-
-	if (rd_atomic) {
-		/* A READ request occupies the PSNs of its responses. */
-		req->psn = sroce_psn_next(swqe->last_psn);
-		swqe->sent = swqe->len;
-		req->rd_inflight++;
-	} else {
-		req->psn = sroce_psn_next(psn);
-		swqe->sent += paylen;
-	}
-	sroce_cc_sent(qp, &qp->cc, skb->len);
-	if (rc)
-		sroce_cc_rtt_sent(qp, &qp->cc, psn);
-	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
-
-	if (rc)
-		sroce_comp_arm_retrans(qp);
-	if (last) {
-		req->next++;
-		/* UC and UD complete once sent (IBA 9.8.3, 9.8.2). */
-		if (!rc)
-			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
-	}
-	return 0;
-}
-
-/* ---- batches: equal-size packets as one GSO skb (pkt.h) ---- */
-
-/*
- * May the WQE at req.next go out in batches from here?  RC and UC SEND
- * and WRITE messages with at least two packets left, while no rate limit
- * paces the QP (a batch leaves at once).
- */
-static bool sroce_req_batch_ok(struct sroce_qp *qp, struct sroce_swqe *swqe)
-{
-	enum ib_qp_type t = qp->init.qp_type;
-
-	if (t != IB_QPT_RC && t != IB_QPT_UC)
-		return false;
-	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode))
-		return false;
-	if (swqe->len - (swqe->started ? swqe->sent : 0) <= qp->req.mtu)
-		return false;
-	return !READ_ONCE(qp->cc.active) && sroce_txb_enabled(qp->sdev);
-}
-
-/* A batch's cursor in the WQE at req.next (sroce_txb_build()). */
-struct sroce_req_txb {
-	struct sroce_qp *qp;
-	struct sroce_swqe *swqe;
-	u32 sent;
-	u32 psn;
-	u32 since_ackreq;
-};
-
-static void sroce_req_txb_next(void *ctx, struct sroce_txb_pkt *p)
-{
-	struct sroce_req_txb *t = ctx;
-
-	p->paylen = min_t(u64, t->qp->req.mtu, t->swqe->len - t->sent);
-	p->last = t->sent + p->paylen >= t->swqe->len;
-	p->opcode =
-		sroce_req_opcode(t->qp, t->swqe->wqe.opcode, !t->sent, p->last);
-}
-
-static int sroce_req_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
-{
-	struct sroce_req_txb *t = ctx;
-
-	if (sroce_req_copy_payload(t->qp, t->swqe, bth + p->hdrlen, p->paylen,
-				   t->sent))
-		return -EFAULT;
-	sroce_req_fill_hdrs(t->qp, t->swqe, p->opcode, p->paylen, p->last,
-			    t->qp->req.dest_qpn, t->psn, &t->since_ackreq, bth);
-	t->psn = sroce_psn_next(t->psn);
-	t->sent += p->paylen;
-	return 0;
-}
-
-static const struct sroce_txb_src sroce_req_txb_src = {
-	.next = sroce_req_txb_next,
-	.fill = sroce_req_txb_fill,
-};
-
-/*
- * Send up to @max packets of the WQE at req.next as one batch
- * (sroce_txb_build()).  Returns the number of packets sent, 0 if no batch
- * was possible (the caller sends one packet the usual way, which also
- * reports a bad local SGE), or -EAGAIN (no memory).
- */
-static int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe,
-				u32 max)
-{
-	struct sroce_req *req = &qp->req;
-	bool rc = qp->init.qp_type == IB_QPT_RC;
-	struct sroce_req_txb t;
-	struct sroce_txb b;
-	int n;
-
-	lockdep_assert_held(&req->lock);
-
-	if (!swqe->started)
-		sroce_req_start(qp, swqe);
-	if (rc)
-		max = min_t(s32, max,
-			    SROCE_REQ_WINDOW -
-				    sroce_psn_diff(req->psn, req->una_psn));
-	/* Build on copies of the sequence state; commit once all are built. */
-	t = (struct sroce_req_txb){ .qp = qp,
-				    .swqe = swqe,
-				    .sent = swqe->sent,
-				    .psn = req->psn,
-				    .since_ackreq = req->pkts_since_ackreq };
-	n = sroce_txb_build(&b, qp->sdev, req->mtu, max, &sroce_req_txb_src,
-			    &t);
-	if (n <= 0)
-		return n == -ENOMEM ? -EAGAIN : 0;
-
-	if (rc)
-		sroce_cc_rtt_sent(qp, &qp->cc, req->psn);
-	req->psn = t.psn;
-	req->pkts_since_ackreq = t.since_ackreq;
-	swqe->sent = t.sent;
-	sroce_cc_sent(qp, &qp->cc, b.skb->len);
-	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
-	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
-	if (rc)
-		sroce_comp_arm_retrans(qp);
-	if (t.sent >= swqe->len) {
-		req->next++;
-		if (!rc)
-			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
-	}
-	return n;
-}
-
 /* May this CPU transmit for the QP now?  See req.tx_cpu. */
 static bool sroce_req_cpu_ok(struct sroce_qp *qp)
 {
@@ -759,6 +412,7 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	int budget = SROCE_REQ_BUDGET;
+	int n;
 
 	lockdep_assert_held(&req->lock);
 
@@ -789,19 +443,12 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			sroce_task_schedule(qp);
 			return;
 		}
-		if (sroce_req_batch_ok(qp, swqe)) {
-			int n = sroce_req_send_batch(qp, swqe, budget + 1);
-
-			if (n > 0) {
-				budget -= n - 1;
-				continue;
-			}
-			if (n == -EAGAIN) {
-				sroce_task_schedule(qp);
-				return;
-			}
+		n = sroce_req_send_batch(qp, swqe, budget + 1);
+		if (n > 0) {
+			budget -= n - 1;
+			continue;
 		}
-		if (sroce_req_send_one(qp, swqe) == -EAGAIN) {
+		if (n == -EAGAIN || sroce_req_send_one(qp, swqe) == -EAGAIN) {
 			sroce_task_schedule(qp);
 			return;
 		}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * req_pkt.h - building and sending the requester's packets (req_pkt.c).
+ * Everything here runs under qp->req.lock.
+ */
+#ifndef _SROCE_REQ_PKT_H
+#define _SROCE_REQ_PKT_H
+
+#include <linux/types.h>
+#include <rdma/sroce-abi.h>
+
+#include "req.h"
+
+struct sroce_qp;
+
+/* Unacknowledged PSNs an RC QP may have outstanding. */
+#define SROCE_REQ_WINDOW 256
+/* Ask for an ACK at least every this many packets (and at message end). */
+#define SROCE_REQ_ACKREQ_EVERY 32
+
+/* The SGE list of a WQE that is not inline (it follows the WQE). */
+static inline struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
+{
+	return (struct sroce_sge *)swqe->data;
+}
+
+/* READ and atomics: requests that wait for response data. */
+static inline bool sroce_wr_is_rd_atomic(u32 op)
+{
+	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Send the next packet of the WQE at req.next.  Returns 0, -EAGAIN to stop
+ * for now (allocation failure: retried from the work item) or -EIO after a
+ * fatal local error.
+ */
+int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe);
+
+/*
+ * Send up to @max packets of the WQE at req.next as one batch, if the
+ * WQE may go out in batches (RC/UC SEND or WRITE with at least two
+ * packets left, the QP not paced, tx_batch on).  Returns the number of
+ * packets sent, 0 if no batch was possible (the caller sends one packet
+ * with sroce_req_send_one(), which also reports a bad local SGE), or
+ * -EAGAIN (no memory).
+ */
+int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max);
+
+#endif /* _SROCE_REQ_PKT_H */
