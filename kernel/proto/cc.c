@@ -136,23 +136,13 @@ u64 sroce_cc_pace_check(const struct sroce_cc_ops *ops,
 	*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
 	if (sroce_cc_pace_ok(*edt, now))
 		return 0;
-	if (ops->next_event)
-		next = ops->next_event(s, p);
-	else
-		next = now + SROCE_CC_PACE_MAX_WAIT_NS;
+	next = ops->next_event ? ops->next_event(s, p) : U64_MAX;
 	if (next < now + SROCE_CC_PACE_MIN_WAIT_NS)
 		next = now + SROCE_CC_PACE_MIN_WAIT_NS;
 	return next < *edt ? next : *edt;
 }
 
 /* ---- none: always line rate ---- */
-
-static void sroce_cc_none_init(struct sroce_cc_state *s,
-			       const struct sroce_cc_params *p, u64 now)
-{
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
-}
 
 static bool sroce_cc_none_cnp(struct sroce_cc_state *s,
 			      const struct sroce_cc_params *p, u64 now)
@@ -162,6 +152,6 @@ static bool sroce_cc_none_cnp(struct sroce_cc_state *s,
 
 const struct sroce_cc_ops sroce_cc_none_ops = {
 	.name = "none",
-	.init = sroce_cc_none_init,
+	.init = sroce_cc_init_line_rate,
 	.on_cnp = sroce_cc_none_cnp,
 };

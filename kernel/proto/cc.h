@@ -84,11 +84,15 @@ enum sroce_cc_reason {
 /*
  * An algorithm.  All hooks may be NULL except init.  @now is in ns and
  * never goes backwards for one state.  A hook that changes s->rate sets
- * s->reason.
+ * s->reason.  The QP is paced while s->active is set.
  */
 struct sroce_cc_ops {
 	const char *name;
-	/* Start at line rate (no allocation: the state is embedded). */
+	/*
+	 * Start (no allocation: the state is embedded).  Most algorithms
+	 * start where sroce_cc_init_line_rate() does, and use it as init
+	 * or call it first.
+	 */
 	void (*init)(struct sroce_cc_state *s, const struct sroce_cc_params *p,
 		     u64 now);
 	/* A CNP for this QP arrived.  false: ignored (counted rp_cnp_ignored). */
@@ -109,11 +113,25 @@ struct sroce_cc_ops {
 	/*
 	 * When (ns) on_timer may next raise the rate of an active state
 	 * brought up to date, U64_MAX if never.  A QP waiting to be paced
-	 * looks again then.  NULL: within SROCE_CC_PACE_MAX_WAIT_NS.
+	 * looks again then.  NULL is never: only the departure time of its
+	 * last packet ends a QP's wait, so an algorithm whose on_timer
+	 * raises the rate must have it.
 	 */
 	u64 (*next_event)(const struct sroce_cc_state *s,
 			  const struct sroce_cc_params *p);
 };
+
+/*
+ * The common init: the state cleared (no reason, private words 0) at line
+ * rate and inactive, so not paced until a hook makes it active.
+ */
+static inline void sroce_cc_init_line_rate(struct sroce_cc_state *s,
+					   const struct sroce_cc_params *p,
+					   u64 now)
+{
+	memset(s, 0, sizeof(*s));
+	s->rate = p->line_rate;
+}
 
 extern const struct sroce_cc_ops sroce_cc_none_ops;
 extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
@@ -196,11 +214,9 @@ static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 }
 
 /*
- * Longest and shortest pacing wait between two looks at the algorithm:
- * the longest for an algorithm without next_event, the shortest so that a
- * next event already due cannot spin the pacing timer.
+ * Shortest pacing wait between two looks at the algorithm, so that a next
+ * event already due cannot spin the pacing timer.
  */
-#define SROCE_CC_PACE_MAX_WAIT_NS (1000 * SROCE_CC_NS_PER_US)
 #define SROCE_CC_PACE_MIN_WAIT_NS (1 * SROCE_CC_NS_PER_US)
 
 /*
