@@ -142,6 +142,50 @@ u64 sroce_cc_pace_check(const struct sroce_cc_ops *ops,
 	return next < *edt ? next : *edt;
 }
 
+/* The state's timers brought up to @now: is it active then? */
+static bool sroce_cc_sync(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 now)
+{
+	if (ops->on_timer)
+		ops->on_timer(s, p, now);
+	return s->active;
+}
+
+/* After an event: a state it made active is paced from @now, no credit. */
+static void sroce_cc_pace_begin(bool was_active, const struct sroce_cc_state *s,
+				u64 *edt, u64 now)
+{
+	if (!was_active && s->active)
+		*edt = now;
+}
+
+bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now)
+{
+	bool was_active, handled;
+
+	if (!ops->on_cnp)
+		return false;
+	was_active = sroce_cc_sync(ops, s, p, now);
+	handled = ops->on_cnp(s, p, now);
+	sroce_cc_pace_begin(was_active, s, edt, now);
+	return handled;
+}
+
+void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
+		  u32 bytes)
+{
+	bool was_active;
+
+	if (!ops->on_ack)
+		return;
+	was_active = sroce_cc_sync(ops, s, p, now);
+	ops->on_ack(s, p, now, rtt, bytes);
+	sroce_cc_pace_begin(was_active, s, edt, now);
+}
+
 /* ---- none: always line rate ---- */
 
 static bool sroce_cc_none_cnp(struct sroce_cc_state *s,

@@ -194,8 +194,8 @@ static inline u64 sroce_cc_pace_sent(u64 edt, u64 now, u32 bytes, u64 rate,
  * lateness of its pacing timer that does not cost rate, at most @max_ns
  * and at most SROCE_CC_BURST_BYTES' worth at @rate, so that a QP that was
  * idle or paused by PFC does not refill at once the queue that made it
- * wait.  A QP that starts being paced starts at the time of the CNP, with
- * no credit (kernel/cc.c sroce_cc_after()).
+ * wait.  A QP that starts being paced starts with no credit at all
+ * (sroce_cc_cnp()).
  */
 #define SROCE_CC_BURST_NS 250000ULL
 #define SROCE_CC_BURST_BYTES (4 * 4096)
@@ -206,6 +206,28 @@ static inline u64 sroce_cc_pace_burst(u64 rate, u64 max_ns)
 
 	return t < max_ns ? t : max_ns;
 }
+
+/*
+ * Pacing episodes.  A QP is paced from the event that makes its state
+ * active (a CNP, an RTT sample) until it is inactive again, and each
+ * episode's pacing starts at that event with no credit: the departure
+ * time left from the last episode would give the QP up to
+ * SROCE_CC_BURST_BYTES at once, into the queue whose marks began the
+ * episode.  Whether the state was inactive is judged with its timers
+ * brought up to the event: a QP that recovered to line rate while it sent
+ * nothing has s->active still set until a hook runs, and the hook's own
+ * catch-up would end the old episode and begin the new one unseen.
+ *
+ * sroce_cc_cnp() and sroce_cc_ack() run on_cnp and on_ack so: on_timer
+ * first, then the hook, then *@edt = @now if the state became active.
+ * sroce_cc_cnp() returns on_cnp's result (false without on_cnp).  Only
+ * init, on_cnp and on_ack may make a state active.
+ */
+bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now);
+void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
+		  u32 bytes);
 
 /* May a packet leave at @now?  (It may if @edt is not in the future.) */
 static inline bool sroce_cc_pace_ok(u64 edt, u64 now)

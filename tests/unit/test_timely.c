@@ -115,9 +115,34 @@ static void timely_bounds(struct ktest *t)
 	KTEST_EXPECT(t, !o->next_event);
 }
 
+/*
+ * sroce_cc_ack(), as kernel/cc.c runs on_ack: the sample that makes the
+ * state active starts its pacing then (no credit from an older departure
+ * time); a sample within the episode leaves the departure time alone.
+ */
+static void timely_pace_episode(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
+	struct sroce_cc_params p = timely_params();
+	struct sroce_cc_state s;
+	u64 edt = 5 * US;
+
+	o->init(&s, &p, 0);
+	sroce_cc_ack(o, &s, &p, &edt, 100 * US, 10 * US, 0);
+	KTEST_EXPECT(t, !s.active); /* below T_low at line rate */
+	KTEST_EXPECT_EQ(t, edt, 5 * US);
+	sroce_cc_ack(o, &s, &p, &edt, 200 * US, 1000 * US, 0);
+	KTEST_EXPECT(t, s.active); /* above T_high: a cut */
+	KTEST_EXPECT_EQ(t, edt, 200 * US);
+	edt = 250 * US;
+	sroce_cc_ack(o, &s, &p, &edt, 300 * US, 1000 * US, 0);
+	KTEST_EXPECT_EQ(t, edt, 250 * US);
+}
+
 static const struct ktest_case timely_cases[] = {
 	KTEST_CASE(timely_sequence),
 	KTEST_CASE(timely_bounds),
+	KTEST_CASE(timely_pace_episode),
 };
 
 KTEST_SUITE(timely);

@@ -2,7 +2,7 @@
 /*
  * flow.c - the senders of ccsim and the glue to the congestion control
  * core.  The calls into kernel/proto/cc*.c are the ones kernel/cc.c makes:
- * init at start, on_cnp per CNP, and while the algorithm is active
+ * init at start, sroce_cc_cnp() per CNP, and while the algorithm is active
  * sroce_cc_pace_check() before and on_sent plus sroce_cc_pace_sent() after
  * each packet (pacing by earliest departure time).
  *
@@ -275,11 +275,9 @@ void sim_flow_cnp(struct sim *s, u32 i)
 	if (!st.active)
 		f->cc_starts++;
 	f->cnps_rcvd++;
-	if (!s->ops->on_cnp(&f->cc, &f->params, ns))
+	/* as kernel/cc.c: a new episode's pacing starts now, no credit */
+	if (!sroce_cc_cnp(s->ops, &f->cc, &f->params, &f->edt, ns))
 		f->cnps_ignored++;
-	/* kernel/cc.c sroce_cc_after(): pacing starts now, no credit */
-	if (!st.active && f->cc.active)
-		f->edt = ns;
 	if (!st.active && f->cc.active && !f->start_seen) {
 		f->start_seen = true;
 		f->start_at = s->now;
