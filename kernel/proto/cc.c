@@ -188,14 +188,8 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 
 /* ---- none: always line rate ---- */
 
-static bool sroce_cc_none_cnp(struct sroce_cc_state *s,
-			      const struct sroce_cc_params *p, u64 now)
-{
-	return false;
-}
-
 const struct sroce_cc_ops sroce_cc_none_ops = {
 	.name = "none",
 	.init = sroce_cc_init_line_rate,
-	.on_cnp = sroce_cc_none_cnp,
+	/* no on_cnp: every CNP is ignored */
 };

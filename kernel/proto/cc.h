@@ -95,7 +95,10 @@ struct sroce_cc_ops {
 	 */
 	void (*init)(struct sroce_cc_state *s, const struct sroce_cc_params *p,
 		     u64 now);
-	/* A CNP for this QP arrived.  false: ignored (counted rp_cnp_ignored). */
+	/*
+	 * A CNP for this QP arrived.  false: ignored (counted
+	 * rp_cnp_ignored); NULL: every CNP is.
+	 */
 	bool (*on_cnp)(struct sroce_cc_state *s,
 		       const struct sroce_cc_params *p, u64 now);
 	/* An ACK with an RTT sample (ns; 0 = none) for @bytes acknowledged. */

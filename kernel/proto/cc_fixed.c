@@ -32,12 +32,6 @@ static void sroce_fixed_init(struct sroce_cc_state *s,
 	s->active = 1; /* always paced */
 }
 
-static bool sroce_fixed_cnp(struct sroce_cc_state *s,
-			    const struct sroce_cc_params *p, u64 now)
-{
-	return false; /* counted in rp_cnp_ignored */
-}
-
 static void sroce_fixed_sent(struct sroce_cc_state *s,
 			     const struct sroce_cc_params *p, u64 now,
 			     u32 bytes)
@@ -54,7 +48,7 @@ static void sroce_fixed_timer(struct sroce_cc_state *s,
 const struct sroce_cc_ops sroce_cc_fixed_ops = {
 	.name = "fixed",
 	.init = sroce_fixed_init,
-	.on_cnp = sroce_fixed_cnp,
+	/* no on_cnp: CNPs are ignored (rp_cnp_ignored) */
 	.on_sent = sroce_fixed_sent,
 	.on_timer = sroce_fixed_timer,
 	/* no next_event: only the departure time ends a wait */

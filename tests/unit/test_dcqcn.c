@@ -396,10 +396,11 @@ static void cc_none(struct ktest *t)
 	const struct sroce_cc_ops *o = &sroce_cc_none_ops;
 	struct sroce_cc_params p = mlx();
 	struct sroce_cc_state s;
+	u64 edt = 0;
 
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 5));
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 5));
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 }
 
@@ -611,7 +612,7 @@ static void cc_fixed(struct ktest *t)
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, 100000);
 	KTEST_EXPECT(t, s.active); /* paced from the first packet */
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 10));
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 10));
 	KTEST_EXPECT_EQ(t, s.rate, 100000);
 	/* 1250 bytes at 100 Mb/s: 100 us, and nothing ends the wait sooner. */
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);

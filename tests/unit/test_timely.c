@@ -28,12 +28,13 @@ static void timely_sequence(struct ktest *t)
 	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
 	struct sroce_cc_params p = timely_params();
 	struct sroce_cc_state s;
-	u64 now = 0;
+	u64 now = 0, edt = 0;
 
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	KTEST_EXPECT(t, !s.active);
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 0)); /* ECN is not its signal */
+	/* ECN is not its signal */
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 0));
 	o->on_ack(&s, &p, ++now, 0, 4096); /* no sample: nothing */
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 
