@@ -331,23 +331,17 @@ bool sroce_cc_pace_slow(struct sroce_qp *qp)
 void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
-	const struct sroce_cc_ops *ops = cc->algo->ops;
 	struct sroce_cc_params p;
 	unsigned long flags;
-	u64 now, old, burst;
+	u64 now, old;
 
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
 	now = ktime_get_ns();
 	old = cc->st.rate;
-	if (ops->on_sent)
-		ops->on_sent(&cc->st, &p, now, bytes);
+	sroce_cc_pace_packet(cc->algo->ops, &cc->st, &p, &cc->edt, now, bytes,
+			     SROCE_CC_BURST_NS);
 	sroce_cc_after(qp, old);
-	if (cc->st.active) {
-		burst = sroce_cc_pace_burst(cc->st.rate, SROCE_CC_BURST_NS);
-		cc->edt = sroce_cc_pace_sent(cc->edt, now, bytes, cc->st.rate,
-					     burst);
-	}
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 

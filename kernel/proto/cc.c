@@ -186,6 +186,21 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 	sroce_cc_pace_begin(was_active, s, edt, now);
 }
 
+void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 *edt, u64 now,
+			  u32 bytes, u64 max_credit_ns)
+{
+	u64 burst;
+
+	if (ops->on_sent)
+		ops->on_sent(s, p, now, bytes);
+	if (!s->active)
+		return;
+	burst = sroce_cc_pace_burst(s->rate, max_credit_ns);
+	*edt = sroce_cc_pace_sent(*edt, now, bytes, s->rate, burst);
+}
+
 /* ---- none: always line rate ---- */
 
 const struct sroce_cc_ops sroce_cc_none_ops = {

@@ -232,6 +232,17 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
 		  u32 bytes);
 
+/*
+ * A data packet of @bytes left at @now, as the glue records it while the
+ * state is active: on_sent, then (if the state is still active) the
+ * departure time at the rate after it, with the credit of
+ * sroce_cc_pace_burst(rate, @max_credit_ns).
+ */
+void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 *edt, u64 now,
+			  u32 bytes, u64 max_credit_ns);
+
 /* May a packet leave at @now?  (It may if @edt is not in the future.) */
 static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 {

@@ -548,10 +548,7 @@ static void cc_pace_wait_bounds(struct ktest *t)
 static void sent_4k(const struct sroce_cc_ops *o, struct sroce_cc_state *s,
 		    const struct sroce_cc_params *p, u64 *edt, u64 now)
 {
-	o->on_sent(s, p, now, 4096);
-	*edt = sroce_cc_pace_sent(*edt, now, 4096, s->rate,
-				  sroce_cc_pace_burst(s->rate,
-						      SROCE_CC_BURST_NS));
+	sroce_cc_pace_packet(o, s, p, edt, now, 4096, SROCE_CC_BURST_NS);
 }
 
 /*
