@@ -13,9 +13,9 @@
  * algorithm module is this file with its own ops: a name, and the hooks
  * of struct sroce_cc_ops over pure code (time and parameters as
  * arguments, no locks, no allocation).  Only init is required, and
- * sroce_cc_init_line_rate() is the common one; a NULL next_event means
- * the algorithm never raises the rate on a timer (kernel/proto/cc.h,
- * Documentation/cc.rst "Writing an algorithm").
+ * sroce_cc_init_line_rate() is the common one; a NULL on_cnp ignores
+ * CNPs and a NULL next_event means the rate never rises as time passes
+ * (kernel/proto/cc.h, Documentation/cc.rst "Writing an algorithm").
  */
 #include <linux/module.h>
 

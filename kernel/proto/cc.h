@@ -118,7 +118,7 @@ struct sroce_cc_ops {
 	 * brought up to date, U64_MAX if never.  A QP waiting to be paced
 	 * looks again then.  NULL is never: only the departure time of its
 	 * last packet ends a QP's wait, so an algorithm whose on_timer
-	 * raises the rate must have it.
+	 * raises the rate as time passes must have it.
 	 */
 	u64 (*next_event)(const struct sroce_cc_state *s,
 			  const struct sroce_cc_params *p);
