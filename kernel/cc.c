@@ -222,18 +222,17 @@ static void sroce_cc_params_of(struct sroce_qp *qp, struct sroce_cc_params *p)
 }
 
 /*
- * After a hook ran at @now: trace a rate change, publish active.  A QP
- * that starts being paced starts from @now, with no credit banked from
- * before (its departure time only moves while it is paced).  cc.lock held.
+ * After a hook ran: trace a rate change, publish active.  (A QP that
+ * starts being paced restarts its departure time in sroce_cc_cnp() and
+ * sroce_cc_ack(): the published flag can be stale, still set for a QP
+ * that recovered while idle.)  cc.lock held.
  */
-static void sroce_cc_after(struct sroce_qp *qp, u64 old_rate, u64 now)
+static void sroce_cc_after(struct sroce_qp *qp, u64 old_rate)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	const struct sroce_cc_ops *ops = cc->algo->ops;
 
 	lockdep_assert_held(&cc->lock);
-	if (cc->st.active && !cc->active)
-		cc->edt = now;
 	if (cc->st.rate != old_rate) {
 		trace_sroce_cc_rate(qp->ibqp.qp_num, old_rate, cc->st.rate,
 				    cc->st.reason);
@@ -320,7 +319,7 @@ bool sroce_cc_pace_slow(struct sroce_qp *qp)
 	 * next rate increase: a rise shortens the wait (pace_check()).
 	 */
 	wake = sroce_cc_pace_check(cc->algo->ops, &cc->st, &p, &cc->edt, now);
-	sroce_cc_after(qp, old, now);
+	sroce_cc_after(qp, old);
 	if (wake && !cc->stopped &&
 	    (!hrtimer_is_queued(t) ||
 	     ktime_to_ns(hrtimer_get_expires(t)) > wake))
@@ -332,23 +331,17 @@ bool sroce_cc_pace_slow(struct sroce_qp *qp)
 void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
-	const struct sroce_cc_ops *ops = cc->algo->ops;
 	struct sroce_cc_params p;
 	unsigned long flags;
-	u64 now, old, burst;
+	u64 now, old;
 
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
 	now = ktime_get_ns();
 	old = cc->st.rate;
-	if (ops->on_sent)
-		ops->on_sent(&cc->st, &p, now, bytes);
-	sroce_cc_after(qp, old, now);
-	if (cc->st.active) {
-		burst = sroce_cc_pace_burst(cc->st.rate, SROCE_CC_BURST_NS);
-		cc->edt = sroce_cc_pace_sent(cc->edt, now, bytes, cc->st.rate,
-					     burst);
-	}
+	sroce_cc_pace_packet(cc->algo->ops, &cc->st, &p, &cc->edt, now, bytes,
+			     SROCE_CC_BURST_NS);
+	sroce_cc_after(qp, old);
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 
@@ -389,8 +382,8 @@ void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn)
 	sroce_cc_params_of(qp, &p);
 	spin_lock_irqsave(&cc->lock, flags);
 	old = cc->st.rate;
-	cc->algo->ops->on_ack(&cc->st, &p, now, rtt, 0);
-	sroce_cc_after(qp, old, now);
+	sroce_cc_ack(cc->algo->ops, &cc->st, &p, &cc->edt, now, rtt, 0);
+	sroce_cc_after(qp, old);
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 
@@ -414,8 +407,8 @@ static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
 	spin_lock_irqsave(&cc->lock, flags);
 	old = cc->st.rate;
 	now = ktime_get_ns();
-	handled = ops->on_cnp(&cc->st, &p, now);
-	sroce_cc_after(qp, old, now);
+	handled = sroce_cc_cnp(ops, &cc->st, &p, &cc->edt, now);
+	sroce_cc_after(qp, old);
 	spin_unlock_irqrestore(&cc->lock, flags);
 	return handled;
 }

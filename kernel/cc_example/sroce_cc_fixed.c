@@ -12,7 +12,10 @@
  * be removed once no device selects it and no QP of it is left.  Another
  * algorithm module is this file with its own ops: a name, and the hooks
  * of struct sroce_cc_ops over pure code (time and parameters as
- * arguments, no locks, no allocation).
+ * arguments, no locks, no allocation).  Only init is required, and
+ * sroce_cc_init_line_rate() is the common one; a NULL on_cnp ignores
+ * CNPs and a NULL next_event means the rate never rises as time passes
+ * (kernel/proto/cc.h, Documentation/cc.rst "Writing an algorithm").
  */
 #include <linux/module.h>
 

@@ -136,32 +136,75 @@ u64 sroce_cc_pace_check(const struct sroce_cc_ops *ops,
 	*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
 	if (sroce_cc_pace_ok(*edt, now))
 		return 0;
-	if (ops->next_event)
-		next = ops->next_event(s, p);
-	else
-		next = now + SROCE_CC_PACE_MAX_WAIT_NS;
+	next = ops->next_event ? ops->next_event(s, p) : U64_MAX;
 	if (next < now + SROCE_CC_PACE_MIN_WAIT_NS)
 		next = now + SROCE_CC_PACE_MIN_WAIT_NS;
 	return next < *edt ? next : *edt;
 }
 
+/* The state's timers brought up to @now: is it active then? */
+static bool sroce_cc_sync(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 now)
+{
+	if (ops->on_timer)
+		ops->on_timer(s, p, now);
+	return s->active;
+}
+
+/* After an event: a state it made active is paced from @now, no credit. */
+static void sroce_cc_pace_begin(bool was_active, const struct sroce_cc_state *s,
+				u64 *edt, u64 now)
+{
+	if (!was_active && s->active)
+		*edt = now;
+}
+
+bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now)
+{
+	bool was_active, handled;
+
+	if (!ops->on_cnp)
+		return false;
+	was_active = sroce_cc_sync(ops, s, p, now);
+	handled = ops->on_cnp(s, p, now);
+	sroce_cc_pace_begin(was_active, s, edt, now);
+	return handled;
+}
+
+void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
+		  u32 bytes)
+{
+	bool was_active;
+
+	if (!ops->on_ack)
+		return;
+	was_active = sroce_cc_sync(ops, s, p, now);
+	ops->on_ack(s, p, now, rtt, bytes);
+	sroce_cc_pace_begin(was_active, s, edt, now);
+}
+
+void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 *edt, u64 now,
+			  u32 bytes, u64 max_credit_ns)
+{
+	u64 burst;
+
+	if (ops->on_sent)
+		ops->on_sent(s, p, now, bytes);
+	if (!s->active)
+		return;
+	burst = sroce_cc_pace_burst(s->rate, max_credit_ns);
+	*edt = sroce_cc_pace_sent(*edt, now, bytes, s->rate, burst);
+}
+
 /* ---- none: always line rate ---- */
-
-static void sroce_cc_none_init(struct sroce_cc_state *s,
-			       const struct sroce_cc_params *p, u64 now)
-{
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
-}
-
-static bool sroce_cc_none_cnp(struct sroce_cc_state *s,
-			      const struct sroce_cc_params *p, u64 now)
-{
-	return false;
-}
 
 const struct sroce_cc_ops sroce_cc_none_ops = {
 	.name = "none",
-	.init = sroce_cc_none_init,
-	.on_cnp = sroce_cc_none_cnp,
+	.init = sroce_cc_init_line_rate,
+	/* no on_cnp: every CNP is ignored */
 };

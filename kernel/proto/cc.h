@@ -84,14 +84,21 @@ enum sroce_cc_reason {
 /*
  * An algorithm.  All hooks may be NULL except init.  @now is in ns and
  * never goes backwards for one state.  A hook that changes s->rate sets
- * s->reason.
+ * s->reason.  The QP is paced while s->active is set.
  */
 struct sroce_cc_ops {
 	const char *name;
-	/* Start at line rate (no allocation: the state is embedded). */
+	/*
+	 * Start (no allocation: the state is embedded).  Most algorithms
+	 * start where sroce_cc_init_line_rate() does, and use it as init
+	 * or call it first.
+	 */
 	void (*init)(struct sroce_cc_state *s, const struct sroce_cc_params *p,
 		     u64 now);
-	/* A CNP for this QP arrived.  false: ignored (counted rp_cnp_ignored). */
+	/*
+	 * A CNP for this QP arrived.  false: ignored (counted
+	 * rp_cnp_ignored); NULL: every CNP is.
+	 */
 	bool (*on_cnp)(struct sroce_cc_state *s,
 		       const struct sroce_cc_params *p, u64 now);
 	/* An ACK with an RTT sample (ns; 0 = none) for @bytes acknowledged. */
@@ -109,11 +116,25 @@ struct sroce_cc_ops {
 	/*
 	 * When (ns) on_timer may next raise the rate of an active state
 	 * brought up to date, U64_MAX if never.  A QP waiting to be paced
-	 * looks again then.  NULL: within SROCE_CC_PACE_MAX_WAIT_NS.
+	 * looks again then.  NULL is never: only the departure time of its
+	 * last packet ends a QP's wait, so an algorithm whose on_timer
+	 * raises the rate as time passes must have it.
 	 */
 	u64 (*next_event)(const struct sroce_cc_state *s,
 			  const struct sroce_cc_params *p);
 };
+
+/*
+ * The common init: the state cleared (no reason, private words 0) at line
+ * rate and inactive, so not paced until a hook makes it active.
+ */
+static inline void sroce_cc_init_line_rate(struct sroce_cc_state *s,
+					   const struct sroce_cc_params *p,
+					   u64 now)
+{
+	memset(s, 0, sizeof(*s));
+	s->rate = p->line_rate;
+}
 
 extern const struct sroce_cc_ops sroce_cc_none_ops;
 extern const struct sroce_cc_ops sroce_cc_dcqcn_ops;
@@ -176,8 +197,8 @@ static inline u64 sroce_cc_pace_sent(u64 edt, u64 now, u32 bytes, u64 rate,
  * lateness of its pacing timer that does not cost rate, at most @max_ns
  * and at most SROCE_CC_BURST_BYTES' worth at @rate, so that a QP that was
  * idle or paused by PFC does not refill at once the queue that made it
- * wait.  A QP that starts being paced starts at the time of the CNP, with
- * no credit (kernel/cc.c sroce_cc_after()).
+ * wait.  A QP that starts being paced starts with no credit at all
+ * (sroce_cc_cnp()).
  */
 #define SROCE_CC_BURST_NS 250000ULL
 #define SROCE_CC_BURST_BYTES (4 * 4096)
@@ -189,6 +210,39 @@ static inline u64 sroce_cc_pace_burst(u64 rate, u64 max_ns)
 	return t < max_ns ? t : max_ns;
 }
 
+/*
+ * Pacing episodes.  A QP is paced from the event that makes its state
+ * active (a CNP, an RTT sample) until it is inactive again, and each
+ * episode's pacing starts at that event with no credit: the departure
+ * time left from the last episode would give the QP up to
+ * SROCE_CC_BURST_BYTES at once, into the queue whose marks began the
+ * episode.  Whether the state was inactive is judged with its timers
+ * brought up to the event: a QP that recovered to line rate while it sent
+ * nothing has s->active still set until a hook runs, and the hook's own
+ * catch-up would end the old episode and begin the new one unseen.
+ *
+ * sroce_cc_cnp() and sroce_cc_ack() run on_cnp and on_ack so: on_timer
+ * first, then the hook, then *@edt = @now if the state became active.
+ * sroce_cc_cnp() returns on_cnp's result (false without on_cnp).  Only
+ * init, on_cnp and on_ack may make a state active.
+ */
+bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now);
+void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
+		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
+		  u32 bytes);
+
+/*
+ * A data packet of @bytes left at @now, as the glue records it while the
+ * state is active: on_sent, then (if the state is still active) the
+ * departure time at the rate after it, with the credit of
+ * sroce_cc_pace_burst(rate, @max_credit_ns).
+ */
+void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,
+			  struct sroce_cc_state *s,
+			  const struct sroce_cc_params *p, u64 *edt, u64 now,
+			  u32 bytes, u64 max_credit_ns);
+
 /* May a packet leave at @now?  (It may if @edt is not in the future.) */
 static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 {
@@ -196,11 +250,9 @@ static inline bool sroce_cc_pace_ok(u64 edt, u64 now)
 }
 
 /*
- * Longest and shortest pacing wait between two looks at the algorithm:
- * the longest for an algorithm without next_event, the shortest so that a
- * next event already due cannot spin the pacing timer.
+ * Shortest pacing wait between two looks at the algorithm, so that a next
+ * event already due cannot spin the pacing timer.
  */
-#define SROCE_CC_PACE_MAX_WAIT_NS (1000 * SROCE_CC_NS_PER_US)
 #define SROCE_CC_PACE_MIN_WAIT_NS (1 * SROCE_CC_NS_PER_US)
 
 /*

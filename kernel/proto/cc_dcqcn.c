@@ -58,8 +58,7 @@ static void sroce_dcqcn_init(struct sroce_cc_state *s,
 {
 	struct sroce_dcqcn *d = sroce_dcqcn(s);
 
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
+	sroce_cc_init_line_rate(s, p, now);
 	d->rt = p->line_rate;
 	/* A flow at line rate counts as raised by the timer (first cut). */
 	d->timer_inc = 1;

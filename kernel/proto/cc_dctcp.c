@@ -29,13 +29,6 @@ static struct sroce_dctcp *sroce_dctcp(struct sroce_cc_state *s)
 	return (struct sroce_dctcp *)s->priv;
 }
 
-static void sroce_dctcp_init(struct sroce_cc_state *s,
-			     const struct sroce_cc_params *p, u64 now)
-{
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
-}
-
 static void sroce_dctcp_raise(struct sroce_cc_state *s,
 			      const struct sroce_cc_params *p, u64 steps)
 {
@@ -128,7 +121,7 @@ static u32 sroce_dctcp_alpha(const struct sroce_cc_state *s)
 
 const struct sroce_cc_ops sroce_cc_dctcp_ops = {
 	.name = "dctcp",
-	.init = sroce_dctcp_init,
+	.init = sroce_cc_init_line_rate,
 	.on_cnp = sroce_dctcp_cnp,
 	.on_sent = sroce_dctcp_sent,
 	.on_timer = sroce_dctcp_timer,

@@ -28,15 +28,8 @@ static void sroce_fixed_follow(struct sroce_cc_state *s,
 static void sroce_fixed_init(struct sroce_cc_state *s,
 			     const struct sroce_cc_params *p, u64 now)
 {
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
+	sroce_cc_init_line_rate(s, p, now);
 	s->active = 1; /* always paced */
-}
-
-static bool sroce_fixed_cnp(struct sroce_cc_state *s,
-			    const struct sroce_cc_params *p, u64 now)
-{
-	return false; /* counted in rp_cnp_ignored */
 }
 
 static void sroce_fixed_sent(struct sroce_cc_state *s,
@@ -52,18 +45,11 @@ static void sroce_fixed_timer(struct sroce_cc_state *s,
 	sroce_fixed_follow(s, p);
 }
 
-/* No timer of its own: only the departure time ends a wait. */
-static u64 sroce_fixed_next(const struct sroce_cc_state *s,
-			    const struct sroce_cc_params *p)
-{
-	return U64_MAX;
-}
-
 const struct sroce_cc_ops sroce_cc_fixed_ops = {
 	.name = "fixed",
 	.init = sroce_fixed_init,
-	.on_cnp = sroce_fixed_cnp,
+	/* no on_cnp: CNPs are ignored (rp_cnp_ignored) */
 	.on_sent = sroce_fixed_sent,
 	.on_timer = sroce_fixed_timer,
-	.next_event = sroce_fixed_next,
+	/* no next_event: only the departure time ends a wait */
 };

@@ -46,19 +46,6 @@ static struct sroce_timely *sroce_timely(struct sroce_cc_state *s)
 	return (struct sroce_timely *)s->priv;
 }
 
-static void sroce_timely_init(struct sroce_cc_state *s,
-			      const struct sroce_cc_params *p, u64 now)
-{
-	memset(s, 0, sizeof(*s));
-	s->rate = p->line_rate;
-}
-
-static bool sroce_timely_cnp(struct sroce_cc_state *s,
-			     const struct sroce_cc_params *p, u64 now)
-{
-	return false; /* delay-based: counted in rp_cnp_ignored */
-}
-
 /* Rc - Rc * num / den, at least rpg_min_rate (num / den may exceed 1). */
 static void sroce_timely_cut(struct sroce_cc_state *s,
 			     const struct sroce_cc_params *p, u64 num, u64 den)
@@ -121,17 +108,10 @@ static void sroce_timely_ack(struct sroce_cc_state *s,
 	s->active = s->rate < p->line_rate;
 }
 
-/* No timer of its own: only RTT samples change the rate. */
-static u64 sroce_timely_next(const struct sroce_cc_state *s,
-			     const struct sroce_cc_params *p)
-{
-	return U64_MAX;
-}
-
 const struct sroce_cc_ops sroce_cc_timely_ops = {
 	.name = "timely",
-	.init = sroce_timely_init,
-	.on_cnp = sroce_timely_cnp,
+	.init = sroce_cc_init_line_rate,
+	/* no on_cnp: delay-based, CNPs are ignored (rp_cnp_ignored) */
 	.on_ack = sroce_timely_ack,
-	.next_event = sroce_timely_next,
+	/* no next_event: only RTT samples change the rate */
 };

@@ -264,8 +264,8 @@ t "pace_check: a QP cut to 1 Mb/s sends again once its rate recovers" \
 	'!k=$(max_idle_us $d); echo "# longest idle $k us"; [ "$k" -lt 1000 ]' \
 	'jain >= 0.95'
 
-# The pacing credit (kernel/proto/cc.h sroce_cc_pace_burst(), kernel/cc.c
-# sroce_cc_after()).  A flow's first CNP cuts it from 40 to 20 Gb/s; its
+# The pacing credit (kernel/proto/cc.h sroce_cc_pace_burst(),
+# sroce_cc_cnp()).  A flow's first CNP cuts it from 40 to 20 Gb/s; its
 # pacing starts then with no credit, so in the 50 us after it (before
 # another CNP or a rate increase) it sends at most 20 Gb/s x 50 us =
 # 125 KB and two packets.  Without PFC nothing else holds it back.  The

@@ -396,10 +396,11 @@ static void cc_none(struct ktest *t)
 	const struct sroce_cc_ops *o = &sroce_cc_none_ops;
 	struct sroce_cc_params p = mlx();
 	struct sroce_cc_state s;
+	u64 edt = 0;
 
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 5));
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 5));
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 }
 
@@ -512,7 +513,7 @@ static void cc_pace_wait_bounds(struct ktest *t)
 	struct sroce_cc_state s;
 	u64 edt;
 
-	/* Without next_event: look again within 1 ms. */
+	/* Without next_event (never): only edt ends the wait. */
 	o.next_event = NULL;
 	p.min_dec_fac = 0;
 	p.gd = 10;
@@ -522,8 +523,8 @@ static void cc_pace_wait_bounds(struct ktest *t)
 	o.on_cnp(&s, &p, 0);
 	edt = 8192000;
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(&o, &s, &p, &edt, 10 * US),
-			1010 * US);
-	/* dcqcn with no timer stage: only edt ends the wait. */
+			8192000);
+	/* dcqcn with no timer stage: the same. */
 	KTEST_EXPECT_EQ(t, sroce_cc_dcqcn_ops.next_event(&s, &p), U64_MAX);
 	KTEST_EXPECT_EQ(t,
 			sroce_cc_pace_check(&sroce_cc_dcqcn_ops, &s, &p, &edt,
@@ -543,6 +544,60 @@ static void cc_pace_wait_bounds(struct ktest *t)
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(d, &s, &p, &edt, 14900), 15900);
 }
 
+/* A 4 KB packet sent at @now as kernel/cc.c paces it (module credit). */
+static void sent_4k(const struct sroce_cc_ops *o, struct sroce_cc_state *s,
+		    const struct sroce_cc_params *p, u64 *edt, u64 now)
+{
+	sroce_cc_pace_packet(o, s, p, edt, now, 4096, SROCE_CC_BURST_NS);
+}
+
+/*
+ * A QP that recovered to line rate while idle starts its next episode at
+ * the CNP with no credit, although its state says active until a hook
+ * runs.  The module judged by that (published) flag and kept the old
+ * departure time: 16 KiB (5 packets of 4 KB) left at once.
+ */
+static void cc_pace_new_episode(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_dcqcn_ops;
+	struct sroce_cc_ops no_cnp = sroce_cc_dcqcn_ops;
+	struct sroce_cc_params p = mlx();
+	struct sroce_cc_state s;
+	u64 edt = 0, now = 100000 * US, rate, old;
+	int n = 0;
+
+	o->init(&s, &p, 0);
+	KTEST_EXPECT(t, sroce_cc_cnp(o, &s, &p, &edt, 0));
+	KTEST_EXPECT(t, s.active);
+	KTEST_EXPECT_EQ(t, edt, 0);
+	rate = s.rate;
+	KTEST_EXPECT(t, rate < LINE);
+	sent_4k(o, &s, &p, &edt, 0);
+	/* 100 ms idle: recovered after some 7 ms of stages, unseen. */
+	KTEST_EXPECT(t, s.active);
+	KTEST_EXPECT(t, sroce_cc_cnp(o, &s, &p, &edt, now));
+	/* A first CNP again (the same cut from line rate), paced from now. */
+	KTEST_EXPECT(t, s.active);
+	KTEST_EXPECT_EQ(t, s.rate, rate);
+	KTEST_EXPECT_EQ(t, edt, now);
+	while (n < 8 && !sroce_cc_pace_check(o, &s, &p, &edt, now)) {
+		sent_4k(o, &s, &p, &edt, now);
+		n++;
+	}
+	KTEST_EXPECT_EQ(t, n, 1);
+	/* A CNP within the episode (a cut) leaves the departure time. */
+	old = edt;
+	KTEST_EXPECT(t, sroce_cc_cnp(o, &s, &p, &edt, now + 5 * US));
+	KTEST_EXPECT(t, s.rate < rate);
+	KTEST_EXPECT_EQ(t, edt, old);
+	/* An algorithm without on_cnp: not handled, nothing moves. */
+	no_cnp.on_cnp = NULL;
+	rate = s.rate;
+	KTEST_EXPECT(t, !sroce_cc_cnp(&no_cnp, &s, &p, &edt, now + 6 * US));
+	KTEST_EXPECT_EQ(t, s.rate, rate);
+	KTEST_EXPECT_EQ(t, edt, old);
+}
+
 static void cc_fixed(struct ktest *t)
 {
 	const struct sroce_cc_ops *o = &sroce_cc_fixed_ops;
@@ -554,7 +609,7 @@ static void cc_fixed(struct ktest *t)
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, 100000);
 	KTEST_EXPECT(t, s.active); /* paced from the first packet */
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 10));
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 10));
 	KTEST_EXPECT_EQ(t, s.rate, 100000);
 	/* 1250 bytes at 100 Mb/s: 100 us, and nothing ends the wait sooner. */
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 0), 0);
@@ -591,6 +646,7 @@ static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(cc_pace_rerate),
 	KTEST_CASE(cc_pace_recovers_early),
 	KTEST_CASE(cc_pace_wait_bounds),
+	KTEST_CASE(cc_pace_new_episode),
 	KTEST_CASE(cc_fixed),
 };
 

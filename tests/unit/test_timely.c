@@ -28,12 +28,13 @@ static void timely_sequence(struct ktest *t)
 	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
 	struct sroce_cc_params p = timely_params();
 	struct sroce_cc_state s;
-	u64 now = 0;
+	u64 now = 0, edt = 0;
 
 	o->init(&s, &p, 0);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	KTEST_EXPECT(t, !s.active);
-	KTEST_EXPECT(t, !o->on_cnp(&s, &p, 0)); /* ECN is not its signal */
+	/* ECN is not its signal */
+	KTEST_EXPECT(t, !sroce_cc_cnp(o, &s, &p, &edt, 0));
 	o->on_ack(&s, &p, ++now, 0, 4096); /* no sample: nothing */
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 
@@ -111,12 +112,38 @@ static void timely_bounds(struct ktest *t)
 	o->on_ack(&s, &p, 6, 10 * US, 4096);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	KTEST_EXPECT(t, !s.active);
-	KTEST_EXPECT_EQ(t, o->next_event(&s, &p), U64_MAX);
+	/* No timer of its own: no next_event (never). */
+	KTEST_EXPECT(t, !o->next_event);
+}
+
+/*
+ * sroce_cc_ack(), as kernel/cc.c runs on_ack: the sample that makes the
+ * state active starts its pacing then (no credit from an older departure
+ * time); a sample within the episode leaves the departure time alone.
+ */
+static void timely_pace_episode(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
+	struct sroce_cc_params p = timely_params();
+	struct sroce_cc_state s;
+	u64 edt = 5 * US;
+
+	o->init(&s, &p, 0);
+	sroce_cc_ack(o, &s, &p, &edt, 100 * US, 10 * US, 0);
+	KTEST_EXPECT(t, !s.active); /* below T_low at line rate */
+	KTEST_EXPECT_EQ(t, edt, 5 * US);
+	sroce_cc_ack(o, &s, &p, &edt, 200 * US, 1000 * US, 0);
+	KTEST_EXPECT(t, s.active); /* above T_high: a cut */
+	KTEST_EXPECT_EQ(t, edt, 200 * US);
+	edt = 250 * US;
+	sroce_cc_ack(o, &s, &p, &edt, 300 * US, 1000 * US, 0);
+	KTEST_EXPECT_EQ(t, edt, 250 * US);
 }
 
 static const struct ktest_case timely_cases[] = {
 	KTEST_CASE(timely_sequence),
 	KTEST_CASE(timely_bounds),
+	KTEST_CASE(timely_pace_episode),
 };
 
 KTEST_SUITE(timely);

@@ -2,9 +2,9 @@
 /*
  * flow.c - the senders of ccsim and the glue to the congestion control
  * core.  The calls into kernel/proto/cc*.c are the ones kernel/cc.c makes:
- * init at start, on_cnp per CNP, and while the algorithm is active
- * sroce_cc_pace_check() before and on_sent plus sroce_cc_pace_sent() after
- * each packet (pacing by earliest departure time).
+ * init at start, sroce_cc_cnp() per CNP, and while the algorithm is active
+ * sroce_cc_pace_check() before and sroce_cc_pace_packet() after each packet
+ * (pacing by earliest departure time).
  *
  * A sender transmits mtu-byte packets back to back at its NIC rate,
  * further limited by the cc rate (pacing), while it is started, not
@@ -233,16 +233,10 @@ void sim_flow_send(struct sim *s, u32 i)
 			return;
 		}
 	}
-	/* sroce_cc_sent(): on_sent and the departure time while active */
-	if (f->cc.active) {
-		if (s->ops->on_sent)
-			s->ops->on_sent(&f->cc, &f->params, ns, bytes);
-		if (f->cc.active)
-			f->edt = sroce_cc_pace_sent(
-				f->edt, ns, bytes, f->cc.rate,
-				sroce_cc_pace_burst(f->cc.rate,
-						    s->cfg.pace_burst));
-	}
+	/* kernel/cc.h sroce_cc_sent(): only while active */
+	if (f->cc.active)
+		sroce_cc_pace_packet(s->ops, &f->cc, &f->params, &f->edt, ns,
+				     bytes, s->cfg.pace_burst);
 	if (f->start_seen && s->now < f->start_at + s->cfg.start_window) {
 		f->start_sent += bytes;
 		if (f->cc.rate > f->start_rate)
@@ -275,11 +269,9 @@ void sim_flow_cnp(struct sim *s, u32 i)
 	if (!st.active)
 		f->cc_starts++;
 	f->cnps_rcvd++;
-	if (!s->ops->on_cnp(&f->cc, &f->params, ns))
+	/* as kernel/cc.c: a new episode's pacing starts now, no credit */
+	if (!sroce_cc_cnp(s->ops, &f->cc, &f->params, &f->edt, ns))
 		f->cnps_ignored++;
-	/* kernel/cc.c sroce_cc_after(): pacing starts now, no credit */
-	if (!st.active && f->cc.active)
-		f->edt = ns;
 	if (!st.active && f->cc.active && !f->start_seen) {
 		f->start_seen = true;
 		f->start_at = s->now;
