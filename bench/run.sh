@@ -1,17 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/run.sh - `make bench`: perftest on rdma_rxe and on sroce, one after
-# the other, in ONE guest boot, same shape of topology (a veth pair), and a
-# table of both with the sroce/rxe ratio.  Results: bench/results/<stamp>.md
-# and .csv.  Absolute numbers under TCG mean little; the ratio is the point.
+# bench/run.sh - `make bench`: perftest on rdma_rxe and on sroce in ONE
+# guest boot, same shape of topology (a veth pair each), and a table of
+# both with the sroce/rxe ratio.  Each row runs SROCE_BENCH_ROUNDS times
+# (default 3) on each driver, the two taking turns, and the median run is
+# reported: a noisy host then weighs on both sides alike, and one
+# disturbed run does not decide a row.  Results: bench/results/<stamp>.md
+# and .csv (the CSV keeps every run).  Absolute numbers under TCG mean
+# little; the ratio is the point.
 #
 #   bench/run.sh --table CSV [MTU]   table of a saved run
 #   bench/run.sh [--quick]   SROCE_BENCH_MTU=9000 for IB MTU 4096,
 #                            SROCE_BENCH_ONLY=rxe|sroce for one side,
 #                            SROCE_BENCH_TOOLS="ib_write_bw ..." and
 #                            SROCE_BENCH_SIZES="65536 ..." and
-#                            SROCE_BENCH_QPS="1 4" for part of the matrix
+#                            SROCE_BENCH_QPS="1 4" for part of the matrix,
+#                            SROCE_BENCH_ROUNDS=N runs per row and driver
 #
 # rdma_rxe (Linux 6.1) only works in init_net, so its two devices sit on a
 # veth pair in init_net with policy routing that sends traffic between the
@@ -59,7 +64,8 @@ END {
 		printf "| %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3],
 			(a == "" ? "FAIL" : a unit), (b == "" ? "FAIL" : b unit), r, c
 	}
-	print "\nRatio: throughput sroce/rxe; latency rxe/sroce (higher is better for sroce)."
+	print "\nEach value is the median of the runs listed in the CSV (column runs)."
+	print "Ratio: throughput sroce/rxe; latency rxe/sroce (higher is better for sroce)."
 	print "Kernel CPU s/GB: lower is better; 2 vCPUs, USER_HZ 100."
 }' "$1"
 }
@@ -101,6 +107,7 @@ fi
 quick=
 [ "${1:-}" = --quick ] && quick=1
 mtu=${SROCE_BENCH_MTU:-1500}
+rounds=${SROCE_BENCH_ROUNDS:-3}
 out=${SROCE_RESULTS:-/tmp}
 csv=$out/bench.csv
 md=$out/bench.md
@@ -217,55 +224,104 @@ setup_sroce() {
 	wait_gid sroce1 10.11.0.1 && wait_gid sroce2 10.11.0.2
 }
 
-# run_matrix LABEL NS_S NS_C DEV_S DEV_C IP_S IP_C SERVER_IP
-run_matrix() {
-	local label=$1 nss=$2 nsc=$3 ds=$4 dc=$5 ips=$6 ipc=$7 sip=$8
-	local gs gc tool size q r
-	gs=$(gid_index "$ds" "$ips")
-	gc=$(gid_index "$dc" "$ipc")
-	for tool in ${SROCE_BENCH_TOOLS:-ib_write_bw ib_send_bw ib_read_bw}; do
-		case $tool in *_bw) ;; *) continue ;; esac
-		for size in ${SROCE_BENCH_SIZES:-64 4096 65536 1048576}; do
-			for q in ${SROCE_BENCH_QPS:-1 4}; do
-				r=$(perf_run "$nss" "$nsc" "$ds" "$dc" "$gs" "$gc" \
-					"$sip" "$tool" -F -s "$size" -q "$q" \
-					-n "$(iters "$size")") || r=
-				# bytes iters bw_peak bw_avg msg_rate busy
-				set -- $r
-				echo "$label,$tool,$size,$q,${4:-},${6:-},$((${2:-0} * size * q))" >>"$csv"
-				echo "# $label $tool size=$size qps=$q avg=${4:-FAIL} MB/s"
-			done
+# The two sides, as perf_run's first seven arguments: server and client
+# namespace, device, address; the server's address last.
+# shellcheck disable=SC2034 # used through run_side's nameref
+rxe_side=("" "" rxe2 rxe1 10.13.0.2 10.13.0.1 10.13.0.2)
+# shellcheck disable=SC2034
+sroce_side=(ns2 ns1 sroce2 sroce1 10.11.0.2 10.11.0.1 10.11.0.2)
+
+# run_side SIDE TOOL ARGS...: one perftest run on SIDE (rxe or sroce);
+# prints "value kernel_jiffies iterations", or nothing on failure.  The
+# value is the average bandwidth (MB/s) or the typical latency (us).
+run_side() {
+	local -n side=${1}_side
+	local tool=$2 gs gc r
+	shift 2
+	gs=$(gid_index "${side[2]}" "${side[4]}")
+	gc=$(gid_index "${side[3]}" "${side[5]}")
+	r=$(perf_run "${side[0]}" "${side[1]}" "${side[2]}" "${side[3]}" \
+		"$gs" "$gc" "${side[6]}" "$tool" "$@") || return 0
+	set -- $r
+	case $tool in
+	# bytes iters t_min t_max t_typical t_avg ... busy
+	*_lat) echo "$5 ${!#} $2" ;;
+	# bytes iters bw_peak bw_avg msg_rate busy
+	*) echo "$4 $6 $2" ;;
+	esac
+}
+
+# run_row TOOL SIZE QPS ARGS...: $rounds rounds of the row on each side,
+# the two sides alternating which goes first, so that a change of load
+# on the host during a row weighs on both.  One CSV line per side: the
+# median run (by value), with every run's value in the last column.
+run_row() {
+	local tool=$1 size=$2 q=$3 r side order
+	shift 3
+	local -A got=() failed=()
+	local line
+	for ((r = 1; r <= rounds; r++)); do
+		order="$sides"
+		[ $((r % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$sides" | tac | xargs)
+		for side in $order; do
+			# A side that failed a row (perf_run already tried three
+			# times) is not run again: rxe's READ of 1 MiB with 4 QPs
+			# hangs until the timeout every time.
+			[ -n "${failed[$side]:-}" ] && continue
+			line=$(run_side "$side" "$tool" "$@")
+			[ -z "$line" ] && failed[$side]=1
+			got[$side]+="$line"$'\n'
 		done
 	done
-	for tool in ${SROCE_BENCH_TOOLS:-ib_send_lat ib_write_lat}; do
-		case $tool in *_lat) ;; *) continue ;; esac
-		r=$(perf_run "$nss" "$nsc" "$ds" "$dc" "$gs" "$gc" "$sip" \
-			"$tool" -F -s 2 -n "$([ -n "$quick" ] && echo 200 || echo 2000)") || r=
-		# bytes iters t_min t_max t_typical t_avg ...
-		set -- $r
-		echo "$label,$tool,2,1,${5:-},,," >>"$csv"
-		echo "# $label $tool t_typical=${5:-FAIL} us"
+	for side in $sides; do
+		# value jiffies iters, sorted by value: the middle run (with an
+		# even count, the mean of the middle two)
+		local med all
+		med=$(sort -g <<<"${got[$side]}" | awk 'NF { l[n++] = $0 }
+			END {
+				if (!n) exit
+				split(l[int((n - 1) / 2)], a, " ")
+				split(l[int(n / 2)], b, " ")
+				printf "%.2f %d %d\n", (a[1] + b[1]) / 2,
+					(a[2] + b[2]) / 2, (a[3] + b[3]) / 2
+			}')
+		all=$(awk 'NF { printf "%s%s", s, $1; s = ";" }' <<<"${got[$side]}")
+		set -- $med
+		if [ "${tool%_lat}" != "$tool" ]; then
+			echo "$side,$tool,$size,$q,${1:-},,,$all" >>"$csv"
+		else
+			echo "$side,$tool,$size,$q,${1:-},${2:-},$((${3:-0} * size * q)),$all" >>"$csv"
+		fi
+		echo "# $side $tool size=$size qps=$q median=${1:-FAIL} runs=$all"
 	done
 }
 
-echo "label,test,size,qps,value,kernel_jiffies,bytes" >"$csv"
-echo "# bench: MTU $mtu, $(nproc) vCPUs, $(uname -r)"
+echo "label,test,size,qps,value,kernel_jiffies,bytes,runs" >"$csv"
+echo "# bench: MTU $mtu, $(nproc) vCPUs, $(uname -r), $rounds rounds"
+sides=
 only=${SROCE_BENCH_ONLY:-}	# "rxe" or "sroce" to run one side
-if [ "$only" = sroce ]; then
-	:
-elif setup_rxe; then
-	run_matrix rxe "" "" rxe2 rxe1 10.13.0.2 10.13.0.1 10.13.0.2
-else
-	echo "# bench: rdma_rxe setup failed"
+if [ "$only" != sroce ]; then
+	if setup_rxe; then sides="rxe"; else echo "# bench: rdma_rxe setup failed"; fi
 fi
+if [ "$only" != rxe ]; then
+	if setup_sroce; then sides="$sides sroce"; else echo "# bench: sroce setup failed"; fi
+fi
+sides=$(xargs <<<"$sides")
+
+for tool in ${SROCE_BENCH_TOOLS:-ib_write_bw ib_send_bw ib_read_bw}; do
+	case $tool in *_bw) ;; *) continue ;; esac
+	for size in ${SROCE_BENCH_SIZES:-64 4096 65536 1048576}; do
+		for q in ${SROCE_BENCH_QPS:-1 4}; do
+			run_row "$tool" "$size" "$q" -F -s "$size" -q "$q" \
+				-n "$(iters "$size")"
+		done
+	done
+done
+for tool in ${SROCE_BENCH_TOOLS:-ib_send_lat ib_write_lat}; do
+	case $tool in *_lat) ;; *) continue ;; esac
+	run_row "$tool" 2 1 -F -s 2 -n "$([ -n "$quick" ] && echo 200 || echo 2000)"
+done
 teardown_rxe
-if [ "$only" = rxe ]; then
-	:
-elif setup_sroce; then
-	run_matrix sroce ns2 ns1 sroce2 sroce1 10.11.0.2 10.11.0.1 10.11.0.2
-else
-	echo "# bench: sroce setup failed"
-fi
 
 make_table "$csv" "$mtu" >"$md"
 cat "$md"

@@ -94,7 +94,7 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_rxq *q = &qp->rxq;
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	bool steer = cb->paylen > SROCE_RXQ_INLINE_MAX &&
-		     cb->info->flags & SROCE_OPF_REQ &&
+		     cb->info->flags & (SROCE_OPF_REQ | SROCE_OPF_READ) &&
 		     READ_ONCE(qp->sdev->rx_steer) && num_online_cpus() > 1;
 	bool kick;
 

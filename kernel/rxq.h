@@ -5,14 +5,17 @@
  * received them, so that a transfer uses two CPUs even when the IP stack
  * delivers every packet of a QP on one (veth, one NIC queue).
  *
- * Only request packets (the responder's work) with more than
- * SROCE_RXQ_INLINE_MAX payload bytes are handed off; ACKs, READ responses
- * and small requests are processed inline in the softirq while nothing of
- * the QP waits, so latency stays that of the softirq.  Device attribute
- * rx_steer (on by default) switches the hand-off.  (The hangs once seen
- * with it on were a lost doorbell kick on the SEND side, which steering
- * made likely by posting CQEs on another CPU than the application's; see
- * sroce_req_unlock().)  Packets of one QP are always processed in arrival
+ * Packets with more than SROCE_RXQ_INLINE_MAX payload bytes that carry
+ * data to be checked and copied are handed off: request packets (the
+ * responder's work) and READ responses (the requester's: without this
+ * the response data of a READ was verified and copied in the softirq of
+ * the responder's transmit, so both ends of a READ ran on one CPU).  ACKs,
+ * atomic ACKs and small packets are processed inline in the softirq while
+ * nothing of the QP waits, so latency stays that of the softirq.  Device
+ * attribute rx_steer (on by default) switches the hand-off.  (The hangs
+ * once seen with it on were a lost doorbell kick on the SEND side, which
+ * steering made likely by posting CQEs on another CPU than the
+ * application's; see sroce_req_unlock().)  Packets of one QP are always processed in arrival
  * order and by one context at a time.
  */
 #ifndef _SROCE_RXQ_H
