@@ -6,10 +6,27 @@
 #define _SROCE_AH_H
 
 #include <linux/completion.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
+struct sroce_ah;
+
+/*
+ * What sdev->ah_xa holds for a user AH: its reference count, in memory of
+ * its own.  ib_core frees the AH as soon as destroy_ah returns, but a
+ * lookup may have loaded the entry just before destroy unpublished it and
+ * still be about to try the count; the anchor is therefore freed one RCU
+ * grace period later (kfree_rcu), while the AH only waits for the holders
+ * of a reference, normally none.  No destroy waits for a grace period.
+ */
+struct sroce_ah_anchor {
+	refcount_t ref; /* ah_xa + one per sroce_ah_get() */
+	struct completion released; /* ref dropped to zero */
+	struct sroce_ah *ah; /* constant; valid while a reference is held */
+	struct rcu_head rcu;
+};
 
 /*
  * An address handle.  attr and ntype are written before the AH is
@@ -27,8 +44,7 @@ struct sroce_ah {
 	 * may destroy in atomic context, where no one can be waited for).
 	 */
 	u32 ah_num;
-	refcount_t ref; /* ah_xa + one per sroce_ah_get() */
-	struct completion released; /* ref dropped to zero */
+	struct sroce_ah_anchor *anchor; /* user AHs only, NULL otherwise */
 };
 
 static inline struct sroce_ah *to_sah(struct ib_ah *ibah)

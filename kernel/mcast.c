@@ -14,13 +14,19 @@
  * found a member may still take a reference with refcount_inc_not_zero().
  *
  * IP side: a RoCE v2 multicast GID is an IP multicast address.  Every
- * attachment takes one reference on that IP group of the bound netdev
- * (ip_mc_inc_group() / ipv6_dev_mc_inc(), refcounted by the IP stack,
- * which also programs the netdev's MAC filter), and every detach drops
- * it.  This works in any network namespace and without a socket of our
- * own (a socket's memberships are limited by igmp_max_memberships).  When
- * the netdev goes away its IP state goes with it; the later detaches of
- * the dying device find no in_device and do nothing.  Lock order: the IP
+ * attachment takes one reference on that IP group (ip_mc_inc_group() /
+ * ipv6_dev_mc_inc(), refcounted by the IP stack, which also programs the
+ * MAC filter) on the bound netdev and on every device above it (its VLANs,
+ * a bond): ib_core makes the addresses of those upper devices GIDs of this
+ * device too, and a packet to the group sent from such a GID, tagged,
+ * arrives on the upper device, whose IP stack drops groups it has not
+ * joined.  The member records which devices it joined (by ifindex), and
+ * its detach leaves the group on those that are still above the bound
+ * netdev; a VLAN added after the attach is not joined.  This works in any
+ * network namespace and without a socket of our own (a socket's
+ * memberships are limited by igmp_max_memberships).  When a netdev goes
+ * away its IP state goes with it; the later detaches find no in_device
+ * (or no such upper device) and do nothing there.  Lock order: the IP
  * calls run under rtnl, which is never taken with the table's mutex held
  * (and the table's mutex never under rtnl).
  */
@@ -55,6 +61,9 @@ struct sroce_mcm {
 	struct list_head node; /* in sroce_mcg.members (RCU) */
 	struct sroce_qp *qp; /* no reference, see the top of the file */
 	struct rcu_head rcu;
+	/* Constant: the netdevs whose IP group this member joined. */
+	unsigned int nif;
+	int ifindex[]; /* nif of them */
 };
 
 /* A multicast group with at least one member. */
@@ -88,8 +97,8 @@ static bool sroce_gid_v4(const union ib_gid *gid, __be32 *addr)
 	return true;
 }
 
-/* IP group of @gid on the bound netdev: join (@join) or leave.  rtnl held. */
-static int sroce_mcast_ip(struct sroce_dev *sdev, const union ib_gid *gid,
+/* IP group of @gid on @dev: join (@join) or leave.  rtnl held. */
+static int sroce_mcast_ip(struct net_device *dev, const union ib_gid *gid,
 			  bool join)
 {
 	struct in_device *in_dev;
@@ -98,7 +107,7 @@ static int sroce_mcast_ip(struct sroce_dev *sdev, const union ib_gid *gid,
 	ASSERT_RTNL();
 
 	if (sroce_gid_v4(gid, &addr)) {
-		in_dev = __in_dev_get_rtnl(sdev->ndev);
+		in_dev = __in_dev_get_rtnl(dev);
 		/* None: the netdev's IP state is gone (being unregistered). */
 		if (!in_dev)
 			return -ENODEV;
@@ -110,31 +119,113 @@ static int sroce_mcast_ip(struct sroce_dev *sdev, const union ib_gid *gid,
 	}
 #if IS_ENABLED(CONFIG_IPV6)
 	if (join)
-		return ipv6_dev_mc_inc(sdev->ndev,
-				       (const struct in6_addr *)gid->raw);
+		return ipv6_dev_mc_inc(dev, (const struct in6_addr *)gid->raw);
 	/* -ENODEV once the netdev's IPv6 state is gone: nothing to drop. */
-	return ipv6_dev_mc_dec(sdev->ndev, (const struct in6_addr *)gid->raw);
+	return ipv6_dev_mc_dec(dev, (const struct in6_addr *)gid->raw);
 #else
 	return -EAFNOSUPPORT;
 #endif
 }
 
-static int sroce_mcast_ip_join(struct sroce_dev *sdev, const union ib_gid *gid)
+/* The bound netdev and every device above it, in @devs (NULL: count). */
+struct sroce_mcast_ndevs {
+	struct net_device **devs;
+	unsigned int n;
+};
+
+static int sroce_mcast_ndev_add(struct net_device *dev,
+				struct netdev_nested_priv *priv)
 {
+	struct sroce_mcast_ndevs *nd = priv->data;
+
+	if (nd->devs)
+		nd->devs[nd->n] = dev;
+	nd->n++;
+	return 0;
+}
+
+/*
+ * The netdevs whose addresses can be GIDs of @sdev: the bound one first,
+ * then its upper devices.  rtnl held (it keeps the list as it is); the
+ * array is the caller's to kfree().  NULL when out of memory.
+ */
+static struct net_device **sroce_mcast_ndevs(struct sroce_dev *sdev,
+					     unsigned int *n)
+{
+	struct sroce_mcast_ndevs nd = {};
+	struct netdev_nested_priv priv = { .data = &nd };
+
+	ASSERT_RTNL();
+
+	rcu_read_lock();
+	netdev_walk_all_upper_dev_rcu(sdev->ndev, sroce_mcast_ndev_add, &priv);
+	rcu_read_unlock();
+	nd.devs = kcalloc(nd.n + 1, sizeof(*nd.devs), GFP_KERNEL);
+	if (!nd.devs)
+		return NULL;
+	nd.devs[0] = sdev->ndev;
+	nd.n = 1;
+	rcu_read_lock();
+	netdev_walk_all_upper_dev_rcu(sdev->ndev, sroce_mcast_ndev_add, &priv);
+	rcu_read_unlock();
+	*n = nd.n;
+	return nd.devs;
+}
+
+/*
+ * A member for @gid that has joined its IP group on the bound netdev (or
+ * an error) and on each upper device that would let it.
+ */
+static struct sroce_mcm *sroce_mcast_ip_join(struct sroce_dev *sdev,
+					     const union ib_gid *gid)
+{
+	struct sroce_mcm *mcm = ERR_PTR(-ENOMEM);
+	struct net_device **devs;
+	unsigned int n, i;
 	int err;
 
 	rtnl_lock();
-	err = sroce_mcast_ip(sdev, gid, true);
+	devs = sroce_mcast_ndevs(sdev, &n);
+	if (!devs)
+		goto out;
+	mcm = kzalloc(struct_size(mcm, ifindex, n), GFP_KERNEL);
+	if (!mcm) {
+		mcm = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		err = sroce_mcast_ip(devs[i], gid, true);
+		if (!err)
+			mcm->ifindex[mcm->nif++] = devs[i]->ifindex;
+		else if (!i)
+			break; /* not even on the bound netdev: fail */
+	}
+	if (!mcm->nif) {
+		kfree(mcm);
+		mcm = ERR_PTR(err);
+	}
+out:
 	rtnl_unlock();
-	return err;
+	kfree(devs);
+	return mcm;
 }
 
+/* Leave the IP group @gid wherever @mcm joined it and is still above. */
 static void sroce_mcast_ip_leave(struct sroce_dev *sdev,
-				 const union ib_gid *gid)
+				 const union ib_gid *gid,
+				 const struct sroce_mcm *mcm)
 {
+	struct net_device **devs;
+	unsigned int n, i, j;
+
 	rtnl_lock();
-	sroce_mcast_ip(sdev, gid, false);
+	devs = sroce_mcast_ndevs(sdev, &n);
+	for (i = 0; devs && i < n; i++)
+		for (j = 0; j < mcm->nif; j++)
+			if (devs[i]->ifindex == mcm->ifindex[j])
+				sroce_mcast_ip(devs[i], gid, false);
 	rtnl_unlock();
+	kfree(devs);
 }
 
 /* ---- the table ---- */
@@ -186,14 +277,16 @@ static struct sroce_mcm *sroce_mcm_find_locked(struct sroce_mcast *m,
 	return NULL;
 }
 
-/* Unlink a member, and its group when that was the last member. */
+/*
+ * Unlink a member, and its group when that was the last member.  The
+ * caller leaves the member's IP groups and then frees it with kfree_rcu().
+ */
 static void sroce_mcm_remove_locked(struct sroce_mcast *m, struct sroce_mcg *g,
 				    struct sroce_mcm *mcm)
 {
 	lockdep_assert_held(&m->lock);
 
 	list_del_rcu(&mcm->node);
-	kfree_rcu(mcm, rcu);
 	g->nmembers--;
 	m->nattach--;
 	if (g->nmembers)
@@ -281,27 +374,26 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	err = sroce_mcast_check(ibqp, gid);
 	if (err)
 		return err;
-	mcm = kzalloc(sizeof(*mcm), GFP_KERNEL);
 	newg = kzalloc(sizeof(*newg), GFP_KERNEL);
-	if (!mcm || !newg) {
-		err = -ENOMEM;
+	if (!newg)
+		return -ENOMEM;
+	/* Join the IP group first: every listed member holds its joins. */
+	mcm = sroce_mcast_ip_join(sdev, gid);
+	if (IS_ERR(mcm)) {
+		err = PTR_ERR(mcm);
 		goto out_free;
 	}
-	/* Join the IP group first: every listed member holds one join. */
-	err = sroce_mcast_ip_join(sdev, gid);
-	if (err)
-		goto out_free;
 	err = sroce_mcast_add(sdev->mcast, qp, gid, mcm, &newg);
 	if (!err) {
 		kfree(newg);
 		return 0;
 	}
-	sroce_mcast_ip_leave(sdev, gid);
+	sroce_mcast_ip_leave(sdev, gid, mcm);
+	kfree(mcm);
 	if (err == -EEXIST)
 		err = 0;
 out_free:
 	kfree(newg);
-	kfree(mcm);
 	return err;
 }
 
@@ -326,16 +418,18 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	if (!mcm)
 		return -EINVAL; /* not attached */
 
-	sroce_mcast_ip_leave(sdev, gid);
+	sroce_mcast_ip_leave(sdev, gid, mcm);
+	kfree_rcu(mcm, rcu);
 	return 0;
 }
 
 /*
- * Detach one membership of @qp (any group); copies the group's GID to
- * @gid.  Returns false when @qp is attached nowhere.
+ * Unlink one membership of @qp (any group) and return it; copies the
+ * group's GID to @gid.  NULL when @qp is attached nowhere.
  */
-static bool sroce_mcast_detach_any(struct sroce_mcast *m, struct sroce_qp *qp,
-				   union ib_gid *gid)
+static struct sroce_mcm *sroce_mcast_detach_any(struct sroce_mcast *m,
+						struct sroce_qp *qp,
+						union ib_gid *gid)
 {
 	struct sroce_mcm *mcm;
 	struct sroce_mcg *g;
@@ -344,7 +438,7 @@ static bool sroce_mcast_detach_any(struct sroce_mcast *m, struct sroce_qp *qp,
 	lockdep_assert_held(&m->lock);
 
 	if (!m->nattach)
-		return false;
+		return NULL;
 	for (b = 0; b < SROCE_MCAST_BUCKETS; b++) {
 		hlist_for_each_entry(g, &m->groups[b], node) {
 			mcm = sroce_mcm_find_locked(m, g, qp);
@@ -352,28 +446,30 @@ static bool sroce_mcast_detach_any(struct sroce_mcast *m, struct sroce_qp *qp,
 				continue;
 			*gid = g->mgid;
 			sroce_mcm_remove_locked(m, g, mcm);
-			return true;
+			return mcm;
 		}
 	}
-	return false;
+	return NULL;
 }
 
 void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = qp->sdev;
 	struct sroce_mcast *m = sdev->mcast;
+	struct sroce_mcm *mcm;
 	union ib_gid gid;
-	bool found;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
 	do {
 		mutex_lock(&m->lock);
-		found = sroce_mcast_detach_any(m, qp, &gid);
+		mcm = sroce_mcast_detach_any(m, qp, &gid);
 		mutex_unlock(&m->lock);
-		if (found)
-			sroce_mcast_ip_leave(sdev, &gid);
-	} while (found);
+		if (mcm) {
+			sroce_mcast_ip_leave(sdev, &gid, mcm);
+			kfree_rcu(mcm, rcu);
+		}
+	} while (mcm);
 }
 
 /* ---- receive ---- */

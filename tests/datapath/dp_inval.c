@@ -17,6 +17,7 @@
  * resource` that nothing was left behind.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,79 @@ static int ud_send(struct iv *v, struct ibv_qp *qp, struct ibv_ah *ah,
 	return wait_wc(v, 7, 5000);
 }
 
+/* reg_mr access flags refused: remote write or atomic needs local write. */
+static const struct {
+	int access;
+	const char *name;
+} bad_access[] = {
+	{ IBV_ACCESS_REMOTE_WRITE,
+	  "reg_mr REMOTE_WRITE without LOCAL_WRITE: EINVAL" },
+	{ IBV_ACCESS_REMOTE_ATOMIC,
+	  "reg_mr REMOTE_ATOMIC without LOCAL_WRITE: EINVAL" },
+	{ IBV_ACCESS_LOCAL_WRITE | 1 << 14,
+	  "reg_mr with an unknown access bit: EINVAL" },
+};
+
+/*
+ * Create attributes one beyond an advertised limit: field is a uint32_t at
+ * that offset of the create attributes, set to the int at limit in struct
+ * ibv_device_attr plus one, or to over when limit is 0.
+ */
+struct beyond {
+	size_t field, limit;
+	uint32_t over;
+	const char *name;
+};
+
+#define CAP(f) offsetof(struct ibv_qp_cap, f)
+#define SRQ(f) offsetof(struct ibv_srq_init_attr, attr.f)
+#define DA(f) offsetof(struct ibv_device_attr, f)
+static const struct beyond bad_qp_caps[] = {
+	{ CAP(max_send_wr), DA(max_qp_wr), 0,
+	  "create_qp max_send_wr beyond max_qp_wr: EINVAL" },
+	{ CAP(max_recv_sge), DA(max_sge), 0,
+	  "create_qp max_recv_sge beyond max_sge: EINVAL" },
+	{ CAP(max_inline_data), 0, 1 << 20,
+	  "create_qp with 1 MiB of inline data: EINVAL" },
+};
+
+static const struct beyond bad_srqs[] = {
+	{ SRQ(max_wr), DA(max_srq_wr), 0, "create_srq beyond max_srq_wr: EINVAL" },
+	{ SRQ(max_sge), DA(max_srq_sge), 0,
+	  "create_srq beyond max_srq_sge: EINVAL" },
+};
+#undef CAP
+#undef SRQ
+#undef DA
+
+static void set_beyond(struct iv *v, void *attr, const struct beyond *b)
+{
+	uint32_t val = b->over;
+
+	if (b->limit)
+		val = (uint32_t)*(const int *)((const char *)&v->da + b->limit) + 1;
+	*(uint32_t *)((char *)attr + b->field) = val;
+}
+
+/* modify_qp calls refused on a QP in RESET, which stays there. */
+#define INIT_MASK                                                  \
+	(IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |          \
+	 IBV_QP_ACCESS_FLAGS)
+static const struct {
+	struct ibv_qp_attr attr;
+	int mask;
+	const char *name;
+} bad_modify[] = {
+	{ { .qp_state = IBV_QPS_RTS }, IBV_QP_STATE,
+	  "modify_qp RESET -> RTS: EINVAL" },
+	{ { .qp_state = IBV_QPS_INIT, .port_num = 2 }, INIT_MASK,
+	  "modify_qp to INIT on port 2: EINVAL" },
+	{ { .qp_state = IBV_QPS_INIT, .port_num = 1, .pkey_index = 5 },
+	  INIT_MASK, "modify_qp to INIT with P_Key index 5: EINVAL" },
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
 static void control_cases(struct iv *v)
 {
 	struct ibv_qp_cap cap;
@@ -109,42 +183,33 @@ static void control_cases(struct iv *v)
 	struct ibv_srq_init_attr si;
 	struct ibv_ah_attr aa;
 	struct ibv_qp *qp;
+	size_t i;
 	void *o;
 
 	errno = 0;
-	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_REMOTE_WRITE);
-	dpt_refused(o, EINVAL, "reg_mr REMOTE_WRITE without LOCAL_WRITE: EINVAL");
-	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_REMOTE_ATOMIC);
-	dpt_refused(o, EINVAL, "reg_mr REMOTE_ATOMIC without LOCAL_WRITE: EINVAL");
-	o = ibv_reg_mr(v->pd, v->buf, 4096, IBV_ACCESS_LOCAL_WRITE | 1 << 14);
-	dpt_refused(o, EINVAL, "reg_mr with an unknown access bit: EINVAL");
+	for (i = 0; i < N(bad_access); i++) {
+		o = ibv_reg_mr(v->pd, v->buf, 4096, bad_access[i].access);
+		dpt_refused(o, EINVAL, bad_access[i].name);
+	}
 	o = ibv_alloc_mw(v->pd, (enum ibv_mw_type)3);
 	dpt_refused(o, EINVAL, "alloc_mw of an unknown type: EINVAL");
 
 	o = ibv_create_cq(v->ctx, v->da.max_cqe + 1, NULL, NULL, 0);
 	dpt_refused(o, EINVAL, "create_cq beyond max_cqe: EINVAL");
 
-	cap = small;
-	cap.max_send_wr = v->da.max_qp_wr + 1;
-	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	dpt_refused(o, EINVAL, "create_qp max_send_wr beyond max_qp_wr: EINVAL");
-	cap = small;
-	cap.max_recv_sge = v->da.max_sge + 1;
-	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	dpt_refused(o, EINVAL, "create_qp max_recv_sge beyond max_sge: EINVAL");
-	cap = small;
-	cap.max_inline_data = 1 << 20;
-	o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
-	dpt_refused(o, EINVAL, "create_qp with 1 MiB of inline data: EINVAL");
-
-	si = (struct ibv_srq_init_attr){ .attr = {
-			.max_wr = v->da.max_srq_wr + 1, .max_sge = 1 } };
-	o = ibv_create_srq(v->pd, &si);
-	dpt_refused(o, EINVAL, "create_srq beyond max_srq_wr: EINVAL");
-	si = (struct ibv_srq_init_attr){ .attr = {
-			.max_wr = 4, .max_sge = v->da.max_srq_sge + 1 } };
-	o = ibv_create_srq(v->pd, &si);
-	dpt_refused(o, EINVAL, "create_srq beyond max_srq_sge: EINVAL");
+	for (i = 0; i < N(bad_qp_caps); i++) {
+		cap = small;
+		set_beyond(v, &cap, &bad_qp_caps[i]);
+		o = mk_qp(v, v->pd, IBV_QPT_RC, cap);
+		dpt_refused(o, EINVAL, bad_qp_caps[i].name);
+	}
+	for (i = 0; i < N(bad_srqs); i++) {
+		si = (struct ibv_srq_init_attr){ .attr = { .max_wr = 4,
+							   .max_sge = 1 } };
+		set_beyond(v, &si, &bad_srqs[i]);
+		o = ibv_create_srq(v->pd, &si);
+		dpt_refused(o, EINVAL, bad_srqs[i].name);
+	}
 
 	aa = (struct ibv_ah_attr){ .port_num = 1 };
 	o = ibv_create_ah(v->pd, &aa);
@@ -162,29 +227,18 @@ static void control_cases(struct iv *v)
 		dpt_report(0, "create a valid RC QP", strerror(errno));
 		return;
 	}
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS };
-	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
-	       "modify_qp RESET -> RTS: EINVAL");
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 2 };
-	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					      IBV_QP_PORT |
-					      IBV_QP_ACCESS_FLAGS),
-	       EINVAL, "modify_qp to INIT on port 2: EINVAL");
-	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1,
-				   .pkey_index = 5 };
-	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					      IBV_QP_PORT |
-					      IBV_QP_ACCESS_FLAGS),
-	       EINVAL, "modify_qp to INIT with P_Key index 5: EINVAL");
+	for (i = 0; i < N(bad_modify); i++) {
+		qa = bad_modify[i].attr;
+		dpt_expect(ibv_modify_qp(qp, &qa, bad_modify[i].mask), EINVAL,
+			   bad_modify[i].name);
+	}
 	memset(&qa, 0, sizeof(qa));
 	ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi);
 	dpt_report(qa.qp_state == IBV_QPS_RESET,
 	       "after the refused transitions the QP is still RESET", NULL);
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-					      IBV_QP_PORT |
-					      IBV_QP_ACCESS_FLAGS),
-	       0, "modify_qp to INIT with valid attributes");
+	dpt_expect(ibv_modify_qp(qp, &qa, INIT_MASK), 0,
+		   "modify_qp to INIT with valid attributes");
 	qa = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
 	dpt_expect(ibv_modify_qp(qp, &qa, IBV_QP_STATE), EINVAL,
 	       "modify_qp INIT -> RTR without path, PSN, QPN: EINVAL");

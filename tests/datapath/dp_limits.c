@@ -18,6 +18,7 @@
  * kernel itself holds (rdma resource).  Exit 0 when every kind ran.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,107 +40,146 @@ struct lim {
 	union ibv_gid gid;
 };
 
-/* Create one object of @kind; NULL with errno set when refused. */
-static void *create(struct lim *l, const char *kind)
+static void *mk_pd(struct lim *l)
 {
-	if (!strcmp(kind, "pd"))
-		return ibv_alloc_pd(l->ctx);
-	if (!strcmp(kind, "mr"))
-		return ibv_reg_mr(l->pd, l->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
-	if (!strcmp(kind, "mw"))
-		return ibv_alloc_mw(l->pd, IBV_MW_TYPE_2);
-	if (!strcmp(kind, "cq"))
-		return ibv_create_cq(l->ctx, 1, NULL, NULL, 0);
-	if (!strcmp(kind, "srq")) {
-		struct ibv_srq_init_attr a = { .attr = { .max_wr = 1,
-							 .max_sge = 1 } };
+	return ibv_alloc_pd(l->ctx);
+}
 
-		return ibv_create_srq(l->pd, &a);
-	}
-	if (!strcmp(kind, "ah")) {
-		struct ibv_ah_attr a = {
-			.is_global = 1,
-			.port_num = 1,
-			.grh = { .dgid = l->gid, .sgid_index = l->gid_idx,
-				 .hop_limit = 1 },
-		};
+static void *mk_mr(struct lim *l)
+{
+	return ibv_reg_mr(l->pd, l->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+}
 
-		return ibv_create_ah(l->pd, &a);
-	}
-	if (!strcmp(kind, "qp")) {
-		struct ibv_qp_init_attr a = {
-			.send_cq = l->cq,
-			.recv_cq = l->cq,
-			.qp_type = IBV_QPT_UD,
-			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
+static void *mk_mw(struct lim *l)
+{
+	return ibv_alloc_mw(l->pd, IBV_MW_TYPE_2);
+}
 
-		return ibv_create_qp(l->pd, &a);
-	}
-	errno = EINVAL;
+static void *mk_cq(struct lim *l)
+{
+	return ibv_create_cq(l->ctx, 1, NULL, NULL, 0);
+}
+
+static void *mk_srq(struct lim *l)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = 1, .max_sge = 1 } };
+
+	return ibv_create_srq(l->pd, &a);
+}
+
+static void *mk_ah(struct lim *l)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = { .dgid = l->gid, .sgid_index = l->gid_idx,
+			 .hop_limit = 1 },
+	};
+
+	return ibv_create_ah(l->pd, &a);
+}
+
+static void *mk_qp(struct lim *l)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = l->cq,
+		.recv_cq = l->cq,
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(l->pd, &a);
+}
+
+static int rm_pd(void *o)
+{
+	return ibv_dealloc_pd(o);
+}
+
+static int rm_mr(void *o)
+{
+	return ibv_dereg_mr(o);
+}
+
+static int rm_mw(void *o)
+{
+	return ibv_dealloc_mw(o);
+}
+
+static int rm_cq(void *o)
+{
+	return ibv_destroy_cq(o);
+}
+
+static int rm_srq(void *o)
+{
+	return ibv_destroy_srq(o);
+}
+
+static int rm_ah(void *o)
+{
+	return ibv_destroy_ah(o);
+}
+
+static int rm_qp(void *o)
+{
+	return ibv_destroy_qp(o);
+}
+
+/*
+ * One row per kind: its create (NULL with errno set when refused), its
+ * destroy and where ibv_query_device puts its advertised maximum.
+ */
+static const struct kind {
+	const char *name;
+	void *(*create)(struct lim *l);
+	int (*destroy)(void *o);
+	size_t max_off; /* an int in struct ibv_device_attr */
+} kinds[] = {
+#define KIND(n) { #n, mk_##n, rm_##n, offsetof(struct ibv_device_attr, max_##n) }
+	KIND(pd), KIND(mr), KIND(mw), KIND(cq), KIND(srq), KIND(ah), KIND(qp),
+#undef KIND
+};
+
+static const struct kind *find_kind(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].name, name))
+			return &kinds[i];
 	return NULL;
 }
 
-static int destroy(const char *kind, void *o)
+static int advertised(const struct ibv_device_attr *a, const struct kind *k)
 {
-	if (!strcmp(kind, "pd"))
-		return ibv_dealloc_pd(o);
-	if (!strcmp(kind, "mr"))
-		return ibv_dereg_mr(o);
-	if (!strcmp(kind, "mw"))
-		return ibv_dealloc_mw(o);
-	if (!strcmp(kind, "cq"))
-		return ibv_destroy_cq(o);
-	if (!strcmp(kind, "srq"))
-		return ibv_destroy_srq(o);
-	if (!strcmp(kind, "ah"))
-		return ibv_destroy_ah(o);
-	if (!strcmp(kind, "qp"))
-		return ibv_destroy_qp(o);
-	return EINVAL;
-}
-
-static int advertised(const struct ibv_device_attr *a, const char *kind)
-{
-	if (!strcmp(kind, "pd"))
-		return a->max_pd;
-	if (!strcmp(kind, "mr"))
-		return a->max_mr;
-	if (!strcmp(kind, "mw"))
-		return a->max_mw;
-	if (!strcmp(kind, "cq"))
-		return a->max_cq;
-	if (!strcmp(kind, "srq"))
-		return a->max_srq;
-	if (!strcmp(kind, "ah"))
-		return a->max_ah;
-	if (!strcmp(kind, "qp"))
-		return a->max_qp;
-	return -1;
+	return *(const int *)((const char *)a + k->max_off);
 }
 
 /* -l: stop after this many (timing runs), 0 = up to the refusal. */
 static int stop_at;
 
 static int run(struct lim *l, const struct ibv_device_attr *da,
-	       const char *kind, int cap)
+	       const char *name, int cap)
 {
-	int max = advertised(da, kind), n = 0, err = 0, reuse = 0, i;
+	const struct kind *kind = find_kind(name);
+	int max, n = 0, err = 0, reuse = 0, i;
 	struct timespec t0, t1, t2;
 	void **objs;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
-	if (max < 0)
+	if (!kind)
 		return -1;
+	max = advertised(da, kind);
 	if (stop_at && stop_at < max)
 		max = stop_at - cap;
 	objs = calloc((size_t)max + cap + 1, sizeof(*objs));
 	if (!objs)
 		return -1;
 	while (n < max + cap) {
-		objs[n] = create(l, kind);
+		objs[n] = kind->create(l);
 		if (!objs[n]) {
 			err = errno;
 			break;
@@ -147,19 +187,19 @@ static int run(struct lim *l, const struct ibv_device_attr *da,
 		n++;
 	}
 	if (n && err) {
-		destroy(kind, objs[n - 1]);
-		objs[n - 1] = create(l, kind);
+		kind->destroy(objs[n - 1]);
+		objs[n - 1] = kind->create(l);
 		reuse = objs[n - 1] != NULL;
 		if (!reuse)
 			n--;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("LIMIT %s %d %d %d %d\n", kind, max, n, err, reuse);
+	printf("LIMIT %s %d %d %d %d\n", name, max, n, err, reuse);
 	fflush(stdout);
 	for (i = n - 1; i >= 0; i--)
-		destroy(kind, objs[i]);
+		kind->destroy(objs[i]);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
-	printf("# %s: created in %.1f s, destroyed in %.1f s\n", kind,
+	printf("# %s: created in %.1f s, destroyed in %.1f s\n", name,
 	       (double)(t1.tv_sec - t0.tv_sec) +
 		       (t1.tv_nsec - t0.tv_nsec) / 1e9,
 	       (double)(t2.tv_sec - t1.tv_sec) +

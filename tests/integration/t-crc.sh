@@ -23,11 +23,7 @@ if ! grep -qw pclmulqdq /proc/cpuinfo; then
 	ktap_skip_rest "no PCLMULQDQ in this guest (check.sh boots one with it)"
 	ktap_done
 fi
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces, sroce1/sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
+two_ns_start
 ktap_result "the module chose crc32-pclmul (self-test against crc32_le)" \
 	"$(dmesg | grep -q 'sroce: ICRC with crc32-pclmul'; echo $?)" \
 	"$(dmesg | grep -i -e sroce -e crc32 | tail -n 5)"
@@ -36,8 +32,6 @@ ktap_result "the module chose crc32-pclmul (self-test against crc32_le)" \
 for d in sroce1 sroce2; do
 	echo off >/sys/class/infiniband/$d/tx_batch
 done
-g1=$(gid_index sroce1 10.11.0.1)
-g2=$(gid_index sroce2 10.11.0.2)
 pcap=/tmp/t-crc.pcap
 ip netns exec ns2 tcpdump -i v2 -w $pcap -U -c 400 udp port 4791 \
 	2>/tmp/t-crc-tcpdump.err &

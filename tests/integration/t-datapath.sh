@@ -43,11 +43,7 @@ px=$("$dp" -P -X -n "$NX")
 ktap_begin $((3 + p4 + 1 + p6 + 1 + px + 1)) "dp_test between two sroce devices"
 
 ktap_pass "dp_test built ($dp)"
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
+two_ns_start
 
 # run_dp FAMILY PLAN PORT SERVER_ADDR ADDR1 ADDR2 ARGS...
 run_dp() {

@@ -10,11 +10,7 @@
 
 ktap_begin 18 "ibv_devices / ibv_devinfo on sroce"
 
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
+two_ns_start
 
 if [ ! -e "$SROCE_PROVIDER-rdmav34.so" ]; then
 	diag "$SROCE_PROVIDER-rdmav34.so is not built"

@@ -10,11 +10,7 @@
 
 ktap_begin 15 "sroce device follows its netdev"
 
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
+two_ns_start
 
 # expect_state DEV RDMA_STATE DEVINFO_STATE: wait for rdma link to show
 # the state, then check ibv_devinfo's port state agrees.

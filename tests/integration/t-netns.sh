@@ -14,11 +14,7 @@
 
 ktap_begin 16 "sroce devices in network namespaces"
 
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
+two_ns_start
 
 # ss_4791 NS: does `ss -uln` in NS list a socket on port 4791?
 ss_4791() {

@@ -27,13 +27,7 @@ PERF="ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat"
 
 ktap_begin 21 "ibv_*_pingpong and perftest between two sroce devices"
 
-if ! ktap_check "load sroce.ko" load_sroce ||
-	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
-	ktap_skip_rest "no topology"
-	ktap_done
-fi
-g1=$(gid_index sroce1 10.11.0.1)
-g2=$(gid_index sroce2 10.11.0.2)
+two_ns_start
 port=18600
 
 # pingpong NAME TOOL SIZE ITERS [EXTRA...]
