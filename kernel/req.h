@@ -179,8 +179,9 @@ int sroce_req_post_kernel(struct sroce_qp *qp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 
 /*
- * Shared between req.c and comp.c (req.lock held, except post_cqes and
- * after_unlock, which run after it is dropped and live in comp.c).
+ * Shared between req.c, req_pkt.c and comp.c (req.lock held, except
+ * post_cqes and after_unlock, which run after it is dropped and live in
+ * comp.c).
  */
 struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx);
 void sroce_req_retry(struct sroce_qp *qp, u32 psn);
