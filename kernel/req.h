@@ -64,6 +64,22 @@ struct sroce_swqe {
 	u8 data[] __aligned(8);
 };
 
+/* The SGE list of a WQE that is not inline (it follows the WQE). */
+static inline struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
+{
+	return (struct sroce_sge *)swqe->data;
+}
+
+/* READ and atomics: requests that wait for response data. */
+static inline bool sroce_wr_is_rd_atomic(u32 op)
+{
+	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Unacknowledged PSNs an RC QP may have outstanding. */
+#define SROCE_REQ_WINDOW 256
+
 struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
 	spinlock_t lock;

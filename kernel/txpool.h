@@ -14,7 +14,7 @@
 /*
  * Pages each CPU keeps for reuse, filled on first use only: 2 MiB, more
  * than a QP's window of 256 packets of 4 KiB (SROCE_REQ_WINDOW,
- * req_pkt.h) keeps in flight.
+ * req.h) keeps in flight.
  */
 #define SROCE_TXPOOL_PAGES 64
 
