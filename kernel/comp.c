@@ -42,13 +42,6 @@
 /* Shortest RNR wait we honour, whatever the NAK says. */
 #define SROCE_RNR_MIN_USECS 10
 
-static bool sroce_swqe_rd_atomic(const struct sroce_swqe *swqe)
-{
-	return swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
-	       swqe->wqe.opcode == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       swqe->wqe.opcode == SROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* WQE @idx has had at least one packet sent (it has PSNs). */
 static bool sroce_comp_sent(struct sroce_qp *qp, u32 idx)
 {
@@ -193,7 +186,7 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 		if (sroce_psn_after(swqe->last_psn, psn) ||
 		    req->done == req->next)
 			break;
-		if (sroce_swqe_rd_atomic(swqe)) {
+		if (sroce_wr_is_rd_atomic(swqe->wqe.opcode)) {
 			sroce_comp_gap(qp, swqe->rd_psn, true);
 			return false;
 		}
@@ -204,7 +197,7 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 	if (sroce_comp_sent(qp, req->done)) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
 
-		if (sroce_swqe_rd_atomic(swqe) &&
+		if (sroce_wr_is_rd_atomic(swqe->wqe.opcode) &&
 		    sroce_psn_after(una, swqe->rd_psn))
 			una = swqe->rd_psn;
 	}
@@ -330,10 +323,10 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	if (unlikely(!sroce_comp_read_pos_ok(swqe, cb->psn, cb->info) ||
 		     cb->paylen != want))
 		goto bad;
-	if (want && sroce_mem_sge_copy_skb(qp->sdev, qp->ibqp.pd,
-					   (struct sroce_sge *)swqe->data,
-					   swqe->wqe.num_sge, off, skb,
-					   cb->hdrlen, want, SROCE_TO_MEM)) {
+	if (want &&
+	    sroce_mem_sge_copy_skb(qp->sdev, qp->ibqp.pd, sroce_swqe_sge(swqe),
+				   swqe->wqe.num_sge, off, skb, cb->hdrlen,
+				   want, SROCE_TO_MEM)) {
 		sroce_req_fatal(qp, req->done, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -363,12 +356,12 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!sroce_comp_sent(qp, req->done))
 		goto bad;
 	swqe = sroce_req_swqe(qp, req->done);
-	if (unlikely(!sroce_swqe_rd_atomic(swqe) ||
+	if (unlikely(!sroce_wr_is_rd_atomic(swqe->wqe.opcode) ||
 		     swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
 		     cb->psn != swqe->first_psn))
 		goto bad;
 	orig = sroce_atmack_orig(sroce_rx_ext(skb, SROCE_EXT_ATMACK));
-	sge = (struct sroce_sge *)swqe->data;
+	sge = sroce_swqe_sge(swqe);
 	if (sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sge, swqe->wqe.num_sge, 0,
 			       &orig, sizeof(orig), SROCE_TO_MEM)) {
 		sroce_req_fatal(qp, req->done, IB_WC_LOC_PROT_ERR);

@@ -21,8 +21,9 @@
  * device too, and a packet to the group sent from such a GID, tagged,
  * arrives on the upper device, whose IP stack drops groups it has not
  * joined.  The member records which devices it joined (by ifindex), and
- * its detach leaves the group on those that are still above the bound
- * netdev; a VLAN added after the attach is not joined.  This works in any
+ * its detach leaves the group once per join on those that are still
+ * above the bound netdev, allocating nothing; a VLAN added after the
+ * attach is not joined.  This works in any
  * network namespace and without a socket of our own (a socket's
  * memberships are limited by igmp_max_memberships).  When a netdev goes
  * away its IP state goes with it; the later detaches find no in_device
@@ -61,7 +62,10 @@ struct sroce_mcm {
 	struct list_head node; /* in sroce_mcg.members (RCU) */
 	struct sroce_qp *qp; /* no reference, see the top of the file */
 	struct rcu_head rcu;
-	/* Constant: the netdevs whose IP group this member joined. */
+	/*
+	 * Constant: the netdevs whose IP group this member joined, one entry
+	 * a join; [0] is the bound netdev, the rest devices above it.
+	 */
 	unsigned int nif;
 	int ifindex[]; /* nif of them */
 };
@@ -210,22 +214,50 @@ out:
 	return mcm;
 }
 
-/* Leave the IP group @gid wherever @mcm joined it and is still above. */
+/* An upper device of the bound netdev, by ifindex. */
+struct sroce_mcast_find {
+	int ifindex;
+	struct net_device *dev; /* NULL: not (or no longer) above */
+};
+
+static int sroce_mcast_ndev_match(struct net_device *dev,
+				  struct netdev_nested_priv *priv)
+{
+	struct sroce_mcast_find *f = priv->data;
+
+	if (dev->ifindex != f->ifindex)
+		return 0;
+	f->dev = dev;
+	return 1; /* stop the walk */
+}
+
+/*
+ * Leave the IP group @gid once for each join recorded in @mcm, on the
+ * devices still there: ifindex[0] is the bound netdev, the others upper
+ * devices, looked for among those still above it.  No allocation: a
+ * detach cannot fail.  rtnl keeps a device found under RCU alive.
+ */
 static void sroce_mcast_ip_leave(struct sroce_dev *sdev,
 				 const union ib_gid *gid,
 				 const struct sroce_mcm *mcm)
 {
-	struct net_device **devs;
-	unsigned int n, i, j;
+	struct sroce_mcast_find f;
+	struct netdev_nested_priv priv = { .data = &f };
+	unsigned int j;
 
 	rtnl_lock();
-	devs = sroce_mcast_ndevs(sdev, &n);
-	for (i = 0; devs && i < n; i++)
-		for (j = 0; j < mcm->nif; j++)
-			if (devs[i]->ifindex == mcm->ifindex[j])
-				sroce_mcast_ip(devs[i], gid, false);
+	sroce_mcast_ip(sdev->ndev, gid, false);
+	for (j = 1; j < mcm->nif; j++) {
+		f.ifindex = mcm->ifindex[j];
+		f.dev = NULL;
+		rcu_read_lock();
+		netdev_walk_all_upper_dev_rcu(sdev->ndev,
+					      sroce_mcast_ndev_match, &priv);
+		rcu_read_unlock();
+		if (f.dev)
+			sroce_mcast_ip(f.dev, gid, false);
+	}
 	rtnl_unlock();
-	kfree(devs);
 }
 
 /* ---- the table ---- */

@@ -334,7 +334,7 @@ fail:
 	sroce_req_fatal(qp, idx, st);
 }
 
-/* ---- building request packets ---- */
+/* ---- which WQE goes next, and when (packets: req_pkt.c) ---- */
 
 /* May this CPU transmit for the QP now?  See req.tx_cpu. */
 static bool sroce_req_cpu_ok(struct sroce_qp *qp)

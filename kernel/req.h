@@ -64,6 +64,22 @@ struct sroce_swqe {
 	u8 data[] __aligned(8);
 };
 
+/* The SGE list of a WQE that is not inline (it follows the WQE). */
+static inline struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
+{
+	return (struct sroce_sge *)swqe->data;
+}
+
+/* READ and atomics: requests that wait for response data. */
+static inline bool sroce_wr_is_rd_atomic(u32 op)
+{
+	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Unacknowledged PSNs an RC QP may have outstanding. */
+#define SROCE_REQ_WINDOW 256
+
 struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
 	spinlock_t lock;
@@ -179,8 +195,9 @@ int sroce_req_post_kernel(struct sroce_qp *qp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr);
 
 /*
- * Shared between req.c and comp.c (req.lock held, except post_cqes and
- * after_unlock, which run after it is dropped and live in comp.c).
+ * Shared between req.c, req_pkt.c and comp.c (req.lock held, except
+ * post_cqes and after_unlock, which run after it is dropped and live in
+ * comp.c).
  */
 struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx);
 void sroce_req_retry(struct sroce_qp *qp, u32 psn);

@@ -13,23 +13,8 @@
 
 struct sroce_qp;
 
-/* Unacknowledged PSNs an RC QP may have outstanding. */
-#define SROCE_REQ_WINDOW 256
 /* Ask for an ACK at least every this many packets (and at message end). */
 #define SROCE_REQ_ACKREQ_EVERY 32
-
-/* The SGE list of a WQE that is not inline (it follows the WQE). */
-static inline struct sroce_sge *sroce_swqe_sge(struct sroce_swqe *swqe)
-{
-	return (struct sroce_sge *)swqe->data;
-}
-
-/* READ and atomics: requests that wait for response data. */
-static inline bool sroce_wr_is_rd_atomic(u32 op)
-{
-	return op == SROCE_WR_RDMA_READ || op == SROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
 
 /*
  * Send the next packet of the WQE at req.next.  Returns 0, -EAGAIN to stop

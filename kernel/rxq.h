@@ -15,8 +15,8 @@
  * attribute rx_steer (on by default) switches the hand-off.  (The hangs
  * once seen with it on were a lost doorbell kick on the SEND side, which
  * steering made likely by posting CQEs on another CPU than the
- * application's; see sroce_req_unlock().)  Packets of one QP are always processed in arrival
- * order and by one context at a time.
+ * application's; see sroce_req_unlock().)  Packets of one QP are always
+ * processed in arrival order and by one context at a time.
  */
 #ifndef _SROCE_RXQ_H
 #define _SROCE_RXQ_H

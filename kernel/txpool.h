@@ -13,7 +13,8 @@
 #define SROCE_TXPOOL_PAGE_SIZE (PAGE_SIZE << SROCE_TXPOOL_ORDER)
 /*
  * Pages each CPU keeps for reuse, filled on first use only: 2 MiB, more
- * than a QP's window of 256 packets of 4 KiB (req.c) keeps in flight.
+ * than a QP's window of 256 packets of 4 KiB (SROCE_REQ_WINDOW,
+ * req.h) keeps in flight.
  */
 #define SROCE_TXPOOL_PAGES 64
 
