@@ -153,10 +153,10 @@ perf_run() {
 	# runs of the same driver (1.44 / 0.72 MB/s for rxe's READ).  Larger
 	# rows are left to the scheduler, as users run them: pinned, rxe's
 	# 1 MiB WRITE at MTU 1500 fell from about 50 to 31 MB/s.
-	local size=0 a
+	local size=0 a prev=
 	for a in "$@"; do
-		[ "${prev:-}" = -s ] && size=$a
-		local prev=$a
+		[ "$prev" = -s ] && size=$a
+		prev=$a
 	done
 	if [ "${tool%_lat}" != "$tool" ] || [ "$size" -le 256 ]; then
 		pre_s=(taskset -c 0 "${pre_s[@]}")

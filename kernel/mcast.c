@@ -131,8 +131,13 @@ static int sroce_mcast_ip(struct net_device *dev, const union ib_gid *gid,
 #endif
 }
 
-/* The bound netdev and every device above it, in @devs (NULL: count). */
+/*
+ * The bound netdev and every device above it in the same namespace, in
+ * @devs (NULL: count).  An upper device moved to another namespace is not
+ * the device's business: its addresses are not this device's GIDs there.
+ */
 struct sroce_mcast_ndevs {
+	const struct net *net;
 	struct net_device **devs;
 	unsigned int n;
 };
@@ -142,6 +147,8 @@ static int sroce_mcast_ndev_add(struct net_device *dev,
 {
 	struct sroce_mcast_ndevs *nd = priv->data;
 
+	if (!net_eq(dev_net(dev), nd->net))
+		return 0;
 	if (nd->devs)
 		nd->devs[nd->n] = dev;
 	nd->n++;
@@ -156,7 +163,7 @@ static int sroce_mcast_ndev_add(struct net_device *dev,
 static struct net_device **sroce_mcast_ndevs(struct sroce_dev *sdev,
 					     unsigned int *n)
 {
-	struct sroce_mcast_ndevs nd = {};
+	struct sroce_mcast_ndevs nd = { .net = dev_net(sdev->ndev) };
 	struct netdev_nested_priv priv = { .data = &nd };
 
 	ASSERT_RTNL();
@@ -216,6 +223,7 @@ out:
 
 /* An upper device of the bound netdev, by ifindex. */
 struct sroce_mcast_find {
+	const struct net *net; /* the bound netdev's; ifindex is per namespace */
 	int ifindex;
 	struct net_device *dev; /* NULL: not (or no longer) above */
 };
@@ -225,7 +233,7 @@ static int sroce_mcast_ndev_match(struct net_device *dev,
 {
 	struct sroce_mcast_find *f = priv->data;
 
-	if (dev->ifindex != f->ifindex)
+	if (dev->ifindex != f->ifindex || !net_eq(dev_net(dev), f->net))
 		return 0;
 	f->dev = dev;
 	return 1; /* stop the walk */
@@ -241,7 +249,7 @@ static void sroce_mcast_ip_leave(struct sroce_dev *sdev,
 				 const union ib_gid *gid,
 				 const struct sroce_mcm *mcm)
 {
-	struct sroce_mcast_find f;
+	struct sroce_mcast_find f = { .net = dev_net(sdev->ndev) };
 	struct netdev_nested_priv priv = { .data = &f };
 	unsigned int j;
 
