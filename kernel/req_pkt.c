@@ -167,6 +167,24 @@ static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	sroce_req_fill_ext(qp, swqe, oi, bth, last);
 }
 
+/*
+ * After packets of the WQE at req.next went out: RC arms the retransmit
+ * timer; when @last (the message is all sent) the WQE is done, and UC and
+ * UD complete it now (IBA 9.8.3, 9.8.2).
+ */
+static void sroce_req_after_xmit(struct sroce_qp *qp, bool last)
+{
+	bool rc = qp->init.qp_type == IB_QPT_RC;
+
+	if (rc)
+		sroce_comp_arm_retrans(qp);
+	if (!last)
+		return;
+	qp->req.next++;
+	if (!rc)
+		sroce_req_complete(qp, qp->req.next - 1, IB_WC_SUCCESS);
+}
+
 int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	struct sroce_req *req = &qp->req;
@@ -223,15 +241,7 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	if (rc)
 		sroce_cc_rtt_sent(qp, &qp->cc, psn);
 	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
-
-	if (rc)
-		sroce_comp_arm_retrans(qp);
-	if (last) {
-		req->next++;
-		/* UC and UD complete once sent (IBA 9.8.3, 9.8.2). */
-		if (!rc)
-			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
-	}
+	sroce_req_after_xmit(qp, last);
 	return 0;
 }
 
@@ -330,12 +340,6 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 	sroce_cc_sent(qp, &qp->cc, b.skb->len);
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
 	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
-	if (rc)
-		sroce_comp_arm_retrans(qp);
-	if (t.sent >= swqe->len) {
-		req->next++;
-		if (!rc)
-			sroce_req_complete(qp, req->next - 1, IB_WC_SUCCESS);
-	}
+	sroce_req_after_xmit(qp, t.sent >= swqe->len);
 	return n;
 }
