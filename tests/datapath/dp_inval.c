@@ -413,6 +413,19 @@ out:
 		ibv_destroy_qp(qp);
 }
 
+/* One type 2 bind of @mw to @mr on a fresh RC QP of @pd; reports @what. */
+static void mw2_case(struct iv *v, struct ibv_pd *pd, struct ibv_mw *mw,
+		     struct ibv_mr *mr, uint64_t wr_id, int want,
+		     const char *what)
+{
+	struct ibv_qp *qp = rc_self(v, pd);
+	int st = qp ? bind2(v, qp, mw, mr, wr_id) : -3;
+
+	dpt_report(st == want, what, qp ? st_str(st) : "no QP");
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
 /*
  * Type 2 binds posted with ibv_post_send are checked when sroce.ko
  * executes them: a QP of another PD (C10-72) or an MR of another PD
@@ -422,7 +435,6 @@ out:
 static void mw2_cases(struct iv *v, struct ibv_mr *mrb, struct ibv_mr *mrb2)
 {
 	struct ibv_mw *mw = ibv_alloc_mw(v->pd, IBV_MW_TYPE_2);
-	struct ibv_qp *qp;
 	int st;
 
 	if (!mw) {
@@ -430,27 +442,12 @@ static void mw2_cases(struct iv *v, struct ibv_mr *mrb, struct ibv_mr *mrb2)
 			dpt_report(0, "alloc_mw type 2", strerror(errno));
 		return;
 	}
-	qp = rc_self(v, v->pd2);
-	st = qp ? bind2(v, qp, mw, mrb2, 0x201) : -3;
-	dpt_report(st == IBV_WC_MW_BIND_ERR,
-		   "type 2 bind on a QP of another PD: MW_BIND_ERR",
-		   qp ? st_str(st) : "no QP");
-	if (qp)
-		ibv_destroy_qp(qp);
-	qp = rc_self(v, v->pd);
-	st = qp ? bind2(v, qp, mw, mrb2, 0x202) : -3;
-	dpt_report(st == IBV_WC_MW_BIND_ERR,
-		   "type 2 bind to an MR of another PD: MW_BIND_ERR",
-		   qp ? st_str(st) : "no QP");
-	if (qp)
-		ibv_destroy_qp(qp);
-	qp = rc_self(v, v->pd);
-	st = qp ? bind2(v, qp, mw, mrb, 0x203) : -3;
-	dpt_report(st == IBV_WC_SUCCESS,
-		   "then the window is still free: a valid type 2 bind completes",
-		   qp ? st_str(st) : "no QP");
-	if (qp)
-		ibv_destroy_qp(qp);
+	mw2_case(v, v->pd2, mw, mrb2, 0x201, IBV_WC_MW_BIND_ERR,
+		 "type 2 bind on a QP of another PD: MW_BIND_ERR");
+	mw2_case(v, v->pd, mw, mrb2, 0x202, IBV_WC_MW_BIND_ERR,
+		 "type 2 bind to an MR of another PD: MW_BIND_ERR");
+	mw2_case(v, v->pd, mw, mrb, 0x203, IBV_WC_SUCCESS,
+		 "then the window is still free: a valid type 2 bind completes");
 	dpt_expect(ibv_dealloc_mw(mw), 0, "dealloc_mw of the bound window");
 }
 
