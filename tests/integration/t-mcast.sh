@@ -250,6 +250,22 @@ else
 	mckey_pair IPv6 ff0e::1:2:4 fd00::2 fd00::1
 fi
 
+# vlan_mc_report LABEL GROUP WIRE_RC WIRE_WHAT WIRE_DIAG: the results of a
+# mc_traffic run of 2 QPs onto v2.100: GROUP joined there while attached,
+# every QP got all NMSG once, the check of the wire (WIRE_RC 0 = good),
+# and GROUP left on v2.100 once the receivers detached.
+vlan_mc_report() {
+	local label=$1 grp=$2 st=0
+	ktap_result "$label: group $grp joined on v2.100 while QPs are attached" \
+		"$mc_joined" "$(ip -n ns2 maddr show dev v2.100)"
+	ktap_result "$label: each of 2 attached QPs receives all $NMSG, once" \
+		"$mc_ok" "$mc_rout" "sender: $mc_sout"
+	ktap_result "$label: $4" "$3" "$5"
+	in_group ns2 v2.100 "$grp" && st=1
+	ktap_result "$label: group left on v2.100 after the last detach" $st \
+		"$(ip -n ns2 maddr show dev v2.100)"
+}
+
 # --- sroce devices bound to VLAN netdevs --------------------------------------
 #
 #   ns1: v1.100 on v1 ========== VLAN 100 ========== v2.100 on v2 :ns2
@@ -288,16 +304,9 @@ if [ $st -eq 0 ]; then
 	wait "$td" 2>/dev/null
 	ntag=$(grep -c "vlan 100" "$cap")
 	rm -f "$cap"
-	ktap_result "VLAN: group $GV joined on v2.100 while QPs are attached" \
-		"$mc_joined" "$(ip -n ns2 maddr show dev v2.100)"
-	ktap_result "VLAN: each of 2 attached QPs receives all $NMSG, once" \
-		"$mc_ok" "$mc_rout" "sender: $mc_sout"
-	ktap_result "VLAN: the SENDs crossed v2 tagged with VLAN 100" \
-		"$([ "$ntag" -ge "$NMSG" ]; echo $?)" "$ntag tagged packets seen"
-	st=0
-	in_group ns2 v2.100 $GV && st=1
-	ktap_result "VLAN: group left on v2.100 after the last detach" $st \
-		"$(ip -n ns2 maddr show dev v2.100)"
+	vlan_mc_report VLAN $GV "$([ "$ntag" -ge "$NMSG" ]; echo $?)" \
+		"the SENDs crossed v2 tagged with VLAN 100" \
+		"$ntag tagged packets seen"
 else
 	for st in 1 2 3 4; do
 		ktap_skip "VLAN multicast $st" "no VLAN topology"
@@ -353,16 +362,8 @@ if [ $st -eq 0 ]; then
 	MC_RIF=v2.100 mc_traffic "VLAN upper" $GU "$gv1" "$gv2" 2 0x11111111 \
 		"$NMSG"
 	tx=$(($(vlan_pkts ns1 v1.100 tx) - tx0))
-	ktap_result "VLAN upper: group $GU joined on v2.100 while QPs are attached" \
-		"$mc_joined" "$(ip -n ns2 maddr show dev v2.100)"
-	ktap_result "VLAN upper: each of 2 attached QPs receives all $NMSG, once" \
-		"$mc_ok" "$mc_rout" "sender: $mc_sout"
-	ktap_result "VLAN upper: the SENDs went out on v1.100" \
-		"$([ "$tx" -ge "$NMSG" ]; echo $?)" "v1.100 tx +$tx"
-	st=0
-	in_group ns2 v2.100 $GU && st=1
-	ktap_result "VLAN upper: group left on v2.100 after the last detach" $st \
-		"$(ip -n ns2 maddr show dev v2.100)"
+	vlan_mc_report "VLAN upper" $GU "$([ "$tx" -ge "$NMSG" ]; echo $?)" \
+		"the SENDs went out on v1.100" "v1.100 tx +$tx"
 else
 	for st in 1 2 3 4 5 6 7 8; do
 		ktap_skip "VLAN upper $st" "no VLAN GIDs"
