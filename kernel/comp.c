@@ -104,7 +104,7 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	 * go back N on a spurious timeout.
 	 */
 	if ((!skb_queue_empty_lockless(&req->backlog) ||
-	     skb_queue_len_lockless(&qp->rxq.skbs)) &&
+	     skb_queue_len_lockless(&qp->rxq[SROCE_RXQ_RESP].skbs)) &&
 	    !(req->timer_deferred && req->timer_defer_psn == req->una_psn)) {
 		req->timer_deferred = true;
 		req->timer_defer_psn = req->una_psn;

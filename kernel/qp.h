@@ -63,7 +63,8 @@ struct sroce_qp {
 	struct sroce_wq sq; /* send queue */
 	struct sroce_wq rq; /* receive queue (no SRQ yet) */
 	u32 max_inline; /* inline bytes one SQ slot holds */
-	struct sroce_rxq rxq; /* receive steering (rxq.c), see rxq.h */
+	/* Receive lanes, by enum sroce_rxq_lane (rxq.c), see rxq.h. */
+	struct sroce_rxq rxq[SROCE_RXQ_LANES];
 	struct sroce_resp resp; /* responder (resp.c), see resp.h */
 	struct sroce_req req; /* SEND side (req.c, comp.c), see req.h */
 	/* Primary path, resolved at modify_qp (IB_QP_AV); qp->lock + req.lock. */

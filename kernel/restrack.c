@@ -26,6 +26,7 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	struct sroce_req *req = &qp->req;
 	struct sroce_resp *r = &qp->resp;
 	unsigned long flags;
+	unsigned int i;
 
 	spin_lock_bh(&req->lock);
 	s->psn = req->psn;
@@ -54,10 +55,15 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->sq_hdr_prod = READ_ONCE(qp->sq.queue.hdr->prod);
 	s->sq_hdr_cons = READ_ONCE(qp->sq.queue.hdr->cons);
 
-	spin_lock_bh(&qp->rxq.lock);
-	s->rxq_len = skb_queue_len(&qp->rxq.skbs);
-	s->rxq_busy = qp->rxq.busy;
-	spin_unlock_bh(&qp->rxq.lock);
+	/* Summed over the lanes; busy has bit N for lane N (rxq.h). */
+	s->rxq_len = 0;
+	s->rxq_busy = 0;
+	for (i = 0; i < SROCE_RXQ_LANES; i++) {
+		spin_lock_bh(&qp->rxq[i].lock);
+		s->rxq_len += skb_queue_len(&qp->rxq[i].skbs);
+		s->rxq_busy |= (u32)qp->rxq[i].busy << i;
+		spin_unlock_bh(&qp->rxq[i].lock);
+	}
 }
 
 static int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)

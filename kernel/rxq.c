@@ -2,11 +2,12 @@
 /*
  * rxq.c - per-QP receive steering (see rxq.h).
  *
- * One consumer at a time per QP: whoever sets rxq.busy (the softirq for an
- * inline packet, or the work item) processes packets, in order; everyone
- * else appends to rxq.skbs.  A softirq processes inline only when nothing
- * waits, so a later packet never overtakes an earlier one.  When the inline
- * consumer finishes and finds packets queued meanwhile, it kicks the work.
+ * One consumer at a time per lane of a QP: whoever sets the lane's busy
+ * (the softirq for an inline packet, or the work item) processes packets,
+ * in order; everyone else appends to the lane's skbs.  A softirq processes
+ * inline only when nothing waits, so a later packet never overtakes an
+ * earlier one.  When the inline consumer finishes and finds packets queued
+ * meanwhile, it kicks the work.
  *
  * The work runs on the module workqueue, on a CPU other than the one that
  * queued (chosen from the QPN, so QPs spread), with BH disabled around each
@@ -47,15 +48,15 @@ static int sroce_rxq_cpu(const struct sroce_qp *qp)
 	return -1;
 }
 
-static void sroce_rxq_kick(struct sroce_qp *qp)
+static void sroce_rxq_kick(struct sroce_rxq *q)
 {
-	sroce_task_queue_qp(qp, &qp->rxq.work, sroce_rxq_cpu(qp));
+	sroce_task_queue_qp(q->qp, &q->work, sroce_rxq_cpu(q->qp));
 }
 
 static void sroce_rxq_fn(struct work_struct *work)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, rxq.work);
-	struct sroce_rxq *q = &qp->rxq;
+	struct sroce_rxq *q = container_of(work, struct sroce_rxq, work);
+	struct sroce_qp *qp = q->qp;
 	unsigned int budget = SROCE_RXQ_BUDGET;
 	struct sk_buff *skb;
 	bool again = false;
@@ -84,15 +85,17 @@ static void sroce_rxq_fn(struct work_struct *work)
 	q->busy = false;
 	spin_unlock_bh(&q->lock);
 	if (again)
-		sroce_rxq_kick(qp);
+		sroce_rxq_kick(q);
 out:
 	sroce_qp_put(qp); /* the reference taken by sroce_rxq_kick() */
 }
 
 void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	struct sroce_rxq *q = &qp->rxq;
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_rxq *q =
+		&qp->rxq[cb->info->flags & SROCE_OPF_REQ ? SROCE_RXQ_REQ :
+							   SROCE_RXQ_RESP];
 	bool steer = cb->paylen > SROCE_RXQ_INLINE_MAX &&
 		     cb->info->flags & (SROCE_OPF_REQ | SROCE_OPF_READ) &&
 		     READ_ONCE(qp->sdev->rx_steer) && num_online_cpus() > 1;
@@ -108,7 +111,7 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 		kick = !skb_queue_empty(&q->skbs);
 		spin_unlock(&q->lock);
 		if (kick)
-			sroce_rxq_kick(qp);
+			sroce_rxq_kick(q);
 		return;
 	}
 	if (unlikely(skb_queue_len(&q->skbs) >= SROCE_RXQ_MAX_PKTS)) {
@@ -118,7 +121,7 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BACKLOG);
 		kfree_skb(skb);
 		if (kick)
-			sroce_rxq_kick(qp);
+			sroce_rxq_kick(q);
 		return;
 	}
 	/* A receive dst may be a noref one, valid only in this softirq. */
@@ -129,28 +132,40 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 	spin_unlock(&q->lock);
 	sroce_counter_inc(qp->sdev, SROCE_CNT_RX_STEERED);
 	if (kick)
-		sroce_rxq_kick(qp);
+		sroce_rxq_kick(q);
 }
 
 void sroce_rxq_init(struct sroce_qp *qp)
 {
-	spin_lock_init(&qp->rxq.lock);
-	__skb_queue_head_init(&qp->rxq.skbs);
-	qp->rxq.busy = false;
-	INIT_WORK(&qp->rxq.work, sroce_rxq_fn);
+	unsigned int i;
+
+	for (i = 0; i < SROCE_RXQ_LANES; i++) {
+		struct sroce_rxq *q = &qp->rxq[i];
+
+		spin_lock_init(&q->lock);
+		__skb_queue_head_init(&q->skbs);
+		q->busy = false;
+		INIT_WORK(&q->work, sroce_rxq_fn);
+		q->qp = qp;
+	}
 }
 
 void sroce_rxq_cleanup(struct sroce_qp *qp)
 {
 	struct sk_buff_head drop;
 	struct sk_buff *skb;
+	unsigned int i;
 
-	if (cancel_work_sync(&qp->rxq.work))
-		sroce_qp_put(qp);
 	__skb_queue_head_init(&drop);
-	spin_lock_bh(&qp->rxq.lock);
-	skb_queue_splice_init(&qp->rxq.skbs, &drop);
-	spin_unlock_bh(&qp->rxq.lock);
+	for (i = 0; i < SROCE_RXQ_LANES; i++) {
+		struct sroce_rxq *q = &qp->rxq[i];
+
+		if (cancel_work_sync(&q->work))
+			sroce_qp_put(qp);
+		spin_lock_bh(&q->lock);
+		skb_queue_splice_tail_init(&q->skbs, &drop);
+		spin_unlock_bh(&q->lock);
+	}
 	while ((skb = __skb_dequeue(&drop))) {
 		sroce_pfc_rx_dequeued(qp->sdev, skb, false);
 		kfree_skb(skb);

@@ -15,8 +15,15 @@
  * attribute rx_steer (on by default) switches the hand-off.  (The hangs
  * once seen with it on were a lost doorbell kick on the SEND side, which
  * steering made likely by posting CQEs on another CPU than the
- * application's; see sroce_req_unlock().)  Packets of one QP are always
- * processed in arrival order and by one context at a time.
+ * application's; see sroce_req_unlock().)
+ *
+ * A QP has two lanes: requests (the responder's packets) and responses
+ * (ACKs, READ responses, atomic ACKs: the completer's).  The two are
+ * independent streams with their own PSN spaces and locks (resp.lock,
+ * req.lock), so a lane never waits for the other: an ACK processed on one
+ * CPU does not push the peer's next request, arriving on the other CPU,
+ * into the work.  Within a lane, packets are processed in arrival order
+ * and by one context at a time.
  */
 #ifndef _SROCE_RXQ_H
 #define _SROCE_RXQ_H
@@ -32,6 +39,13 @@ struct sroce_qp;
 /* Packets a QP may have waiting; more are dropped (and retransmitted). */
 #define SROCE_RXQ_MAX_PKTS 2048
 
+/* The lanes of a QP: which state machine consumes the packets. */
+enum sroce_rxq_lane {
+	SROCE_RXQ_REQ, /* request packets: responder (resp.c) */
+	SROCE_RXQ_RESP, /* responses: completer (comp.c) */
+	SROCE_RXQ_LANES,
+};
+
 struct sroce_rxq {
 	/* Guards skbs and busy; taken in softirq and with BH disabled. */
 	spinlock_t lock;
@@ -39,9 +53,10 @@ struct sroce_rxq {
 	bool busy; /* a context is processing a packet: others queue */
 	/* Drains skbs; holds a QP reference from queueing until it ran. */
 	struct work_struct work;
+	struct sroce_qp *qp; /* the owner; set once at init */
 };
 
-/* create_qp: before the QP is published. */
+/* create_qp: before the QP is published; inits every lane. */
 void sroce_rxq_init(struct sroce_qp *qp);
 /*
  * destroy_qp, after no lookup can find the QP any more: cancel the work
