@@ -142,7 +142,8 @@ static void sroce_comp_rnr_timer(struct timer_list *t)
 
 /*
  * The newest packet asked for no ACK (an unsignaled message's last one,
- * req_pkt.c) and the requester sent nothing since: nothing more may come
+ * req_pkt.c), the requester sent nothing since and every ACK it asked for
+ * is in (a slow responder is not a lost tail): nothing more may come
  * to ask for one, and the unacknowledged WQEs would hold their SQ slots
  * until the retransmit timeout (and for ever with a responder that only
  * answers AckReq, as rdma_rxe).  Go back to the oldest unacknowledged PSN;
@@ -162,9 +163,13 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 		sroce_req_unlock(qp);
 		return;
 	}
+	/* Quiet since the newest tail went, and no asked-for ACK pending? */
 	due = req->tail_stamp + SROCE_REQ_TAIL_JIFFIES;
+	if (!sroce_psn_after(req->una_psn, req->ackreq_psn))
+		due = jiffies + SROCE_REQ_TAIL_JIFFIES;
 	if (time_before(jiffies, due)) {
-		mod_timer(&req->tail_timer, due); /* a newer tail went out */
+		/* A newer tail went out, or wait for the asked-for ACK. */
+		mod_timer(&req->tail_timer, due);
 		sroce_req_unlock(qp);
 		return;
 	}

@@ -150,6 +150,7 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		req->psn = a->sq_psn;
 		req->una_psn = a->sq_psn;
+		req->ackreq_psn = sroce_psn_add(a->sq_psn, SROCE_PSN_MAX);
 	}
 	if (mask & IB_QP_AV) {
 		if (sroce_av_from_attr(qp->sdev, &qp->av, &a->ah_attr))

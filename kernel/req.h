@@ -128,10 +128,12 @@ struct sroce_req {
 	 * ACK coalescing (req_pkt.c): the last packet of an unsignaled
 	 * message asks for no ACK.  tail_unreq: the newest packet sent did
 	 * not, so something may wait for an ACK nobody asked for; tail_stamp:
-	 * when it went.  The tail timer then asks (sroce_comp_tail_timer()).
+	 * when it went.  The tail timer then asks (sroce_comp_tail_timer()),
+	 * once the ACKs that were asked for (up to ackreq_psn) are in.
 	 */
 	bool tail_unreq;
 	unsigned long tail_stamp;
+	u32 ackreq_psn; /* the newest SEND/WRITE packet that asked */
 	/* After a go-back-N, every message up to resend_end asks for an ACK. */
 	bool resend;
 	u32 resend_end;

@@ -209,6 +209,9 @@ static void sroce_req_after_xmit(struct sroce_qp *qp, bool last, bool ackreq)
 		sroce_comp_arm_retrans(qp);
 		/* READ and atomic requests are answered whatever they ask. */
 		req->tail_unreq = !ackreq && !sroce_wr_is_rd_atomic(op);
+		if (ackreq && !sroce_wr_is_rd_atomic(op))
+			req->ackreq_psn =
+				sroce_psn_add(req->psn, SROCE_PSN_MAX);
 		if (req->tail_unreq) {
 			req->tail_stamp = jiffies;
 			if (!timer_pending(&req->tail_timer))
