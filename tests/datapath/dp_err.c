@@ -909,21 +909,32 @@ int dp_err_ntests(void)
 	return E_NCASES;
 }
 
-void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
-		  dp_report_fn report)
+void dp_err_one(struct dp_res *r, int fd, const struct dp_peer *peer,
+		dp_report_fn report, int i)
 {
 	char err[256], name[200];
-	int i, ok;
+	int ok;
 
 	R = r;
 	ctl = fd;
 	P = peer;
-	for (i = 0; i < E_NCASES; i++) {
-		err[0] = 0;
-		e_note[0] = 0;
-		ok = !e_case(i, err, sizeof(err));
-		snprintf(name, sizeof(name), "%s%s", e_names[i], e_note);
-		report(ok, name, err);
+	err[0] = 0;
+	e_note[0] = 0;
+	if (i < 0 || i >= E_NCASES) {
+		report(0, "error case", "no such case");
+		return;
 	}
+	ok = !e_case(i, err, sizeof(err));
+	snprintf(name, sizeof(name), "%s%s", e_names[i], e_note);
+	report(ok, name, err);
 	e_free(&C);
+}
+
+void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
+		  dp_report_fn report)
+{
+	int i;
+
+	for (i = 0; i < E_NCASES; i++)
+		dp_err_one(r, fd, peer, report, i);
 }
