@@ -36,7 +36,7 @@ struct sroce_qp;
 
 /* Payload bytes up to which a packet is processed in the softirq. */
 #define SROCE_RXQ_INLINE_MAX 256
-/* Packets a QP may have waiting; more are dropped (and retransmitted). */
+/* Packets a lane may have waiting; more are dropped (and retransmitted). */
 #define SROCE_RXQ_MAX_PKTS 2048
 
 /* The lanes of a QP: which state machine consumes the packets. */

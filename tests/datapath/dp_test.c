@@ -9,6 +9,8 @@
  *   client:  dp_test -d DEV -g GIDIDX [-p PORT] -c SERVER_IP [-n N]
  *            [-S SEED] [-m MAXBYTES]
  *   plan:    dp_test -P [-X] [-n N]   (KTAP test cases of a client run)
+ *   one error case alone (client): ... -c SERVER_IP -e CASE (dp_err.c's
+ *            index; t-interop runs the unsignaled-tail case against rxe)
  *
  * -X (client): the client's RC and UD QPs are made by ibv_create_qp_ex
  * with send_ops_flags and every send goes through the ibv_wr_* API
