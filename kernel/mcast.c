@@ -8,10 +8,11 @@
  * under RCU only.  Entries are unlinked with the _rcu list helpers and
  * freed with kfree_rcu().
  *
- * A member holds no QP reference: destroy_qp first detaches the QP (and
- * ib_uverbs and ib_core detach before destroying anyway) and then waits
- * for an RCU grace period before the QP can be freed, so a reader that
- * found a member may still take a reference with refcount_inc_not_zero().
+ * A member holds no QP reference but points at the QP's anchor (qp.h),
+ * which destroy_qp frees with kfree_rcu() only after it has detached the
+ * QP (ib_uverbs and ib_core detach before destroying anyway): a reader
+ * that found a member may still try refcount_inc_not_zero() on the
+ * anchor, and touches the QP only once that succeeded.
  *
  * IP side: a RoCE v2 multicast GID is an IP multicast address.  Every
  * attachment takes one reference on that IP group (ip_mc_inc_group() /
@@ -60,7 +61,8 @@ static_assert(SROCE_MAX_MCAST_TOTAL_ATTACH <
 /* One QP attached to a group. */
 struct sroce_mcm {
 	struct list_head node; /* in sroce_mcg.members (RCU) */
-	struct sroce_qp *qp; /* no reference, see the top of the file */
+	/* The QP's count: no reference, see the top of the file. */
+	struct sroce_qp_anchor *anchor;
 	struct rcu_head rcu;
 	/*
 	 * Constant: the netdevs whose IP group this member joined, one entry
@@ -312,7 +314,7 @@ static struct sroce_mcm *sroce_mcm_find_locked(struct sroce_mcast *m,
 	lockdep_assert_held(&m->lock);
 
 	list_for_each_entry(mcm, &g->members, node)
-		if (mcm->qp == qp)
+		if (mcm->anchor == qp->anchor)
 			return mcm;
 	return NULL;
 }
@@ -393,7 +395,7 @@ static int sroce_mcast_add(struct sroce_mcast *m, struct sroce_qp *qp,
 		hlist_add_head_rcu(&g->node, sroce_mcast_bucket(m, gid));
 		m->ngroups++;
 	}
-	mcm->qp = qp;
+	mcm->anchor = qp->anchor;
 	list_add_tail_rcu(&mcm->node, &g->members);
 	g->nmembers++;
 	m->nattach++;
@@ -549,6 +551,7 @@ static void sroce_mcast_give(struct sroce_qp *qp, struct sk_buff *skb)
 enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_qp *qp, *prev = NULL;
+	struct sroce_qp_anchor *a;
 	struct sroce_mcm *mcm;
 	struct sroce_mcg *g;
 	union ib_gid gid;
@@ -562,10 +565,15 @@ enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 
 	/* Each receiving member but the last gets a clone. */
 	list_for_each_entry_rcu(mcm, &g->members, node) {
-		qp = mcm->qp;
-		if (!sroce_recv_state_ok(READ_ONCE(qp->state)) ||
-		    !refcount_inc_not_zero(&qp->ref))
+		/* The QP may be gone: nothing but the anchor before this. */
+		a = mcm->anchor;
+		if (!refcount_inc_not_zero(&a->ref))
 			continue;
+		qp = a->qp;
+		if (!sroce_recv_state_ok(READ_ONCE(qp->state))) {
+			sroce_qp_put(qp);
+			continue;
+		}
 		if (prev)
 			sroce_mcast_give(prev, skb_clone(skb, GFP_ATOMIC));
 		prev = qp;
