@@ -140,10 +140,51 @@ static void sroce_comp_rnr_timer(struct timer_list *t)
 	sroce_comp_unlock(qp);
 }
 
+/*
+ * The newest packet asked for no ACK (an unsignaled message's last one,
+ * req_pkt.c), the requester sent nothing since and every ACK it asked for
+ * is in (a slow responder is not a lost tail): nothing more may come
+ * to ask for one, and the unacknowledged WQEs would hold their SQ slots
+ * until the retransmit timeout (and for ever with a responder that only
+ * answers AckReq, as rdma_rxe).  Go back to the oldest unacknowledged PSN;
+ * resent messages ask for ACKs (sroce_req_retry()).
+ */
+static void sroce_comp_tail_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, req.tail_timer);
+	struct sroce_req *req = &qp->req;
+	unsigned long due;
+
+	spin_lock_bh(&req->lock);
+	if (!req->tail_unreq || req->stopped || req->error ||
+	    req->state != IB_QPS_RTS || req->rnr_wait ||
+	    req->psn == req->una_psn || req->next != req->fetched) {
+		/* Asked since, nothing to ask for, or more is on its way. */
+		sroce_req_unlock(qp);
+		return;
+	}
+	/* Quiet since the newest tail went, and no asked-for ACK pending? */
+	due = req->tail_stamp + SROCE_REQ_TAIL_JIFFIES;
+	if (!sroce_psn_after(req->una_psn, req->ackreq_psn))
+		due = jiffies + SROCE_REQ_TAIL_JIFFIES;
+	if (time_before(jiffies, due)) {
+		/* A newer tail went out, or wait for the asked-for ACK. */
+		mod_timer(&req->tail_timer, due);
+		sroce_req_unlock(qp);
+		return;
+	}
+	req->tail_unreq = false;
+	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_TAIL_PROBES);
+	sroce_req_retry(qp, req->una_psn);
+	sroce_req_run_locked(qp);
+	sroce_comp_unlock(qp);
+}
+
 void sroce_comp_timers_setup(struct sroce_qp *qp)
 {
 	timer_setup(&qp->req.retrans_timer, sroce_comp_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, sroce_comp_rnr_timer, 0);
+	timer_setup(&qp->req.tail_timer, sroce_comp_tail_timer, 0);
 }
 
 /* ---- acknowledgment ---- */
@@ -494,6 +535,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	req->state = IB_QPS_ERR;
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
+	del_timer(&req->tail_timer);
 	req->rnr_wait = false;
 	/* Pull in everything posted, header only: wr_id and opcode. */
 	spin_lock_irqsave(&qp->sq.lock, flags);

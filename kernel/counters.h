@@ -115,6 +115,8 @@ enum sroce_counter {
 	SROCE_CNT_TX_BATCHES,
 	/* Retransmit timeouts postponed once: responses waited locally. */
 	SROCE_CNT_REQ_TIMEOUT_DEFERRED,
+	/* Tail timer: an unrequested ACK was asked for by a go-back-N. */
+	SROCE_CNT_REQ_TAIL_PROBES,
 	/* ---- UD multicast (mcast.c) ---- */
 	/* Copies of multicast packets handed to attached QPs. */
 	SROCE_CNT_RX_MCAST_PKTS,

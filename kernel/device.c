@@ -330,6 +330,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->net_node);
 	spin_lock_init(&sdev->port_lock);
 	sdev->rx_steer = true; /* rxq.h */
+	sdev->ack_coalesce = true; /* req_pkt.c */
 	sdev->tx_batch = SROCE_TX_BATCH_AUTO;
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->phys_state = IB_PORT_PHYS_STATE_DISABLED;

@@ -98,6 +98,8 @@ struct sroce_dev {
 
 	/* Receive steering on (rxq.h); sysfs rx_steer, read with READ_ONCE. */
 	bool rx_steer;
+	/* Unsignaled messages ask for no ACK (req_pkt.c); sysfs ack_coalesce. */
+	bool ack_coalesce;
 	/* enum sroce_tx_batch (pkt.h); sysfs tx_batch, read with READ_ONCE. */
 	u8 tx_batch;
 	/* Segment memory of transmit batches (txpool.h has its rules). */

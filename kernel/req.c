@@ -116,12 +116,15 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->posted = 0;
 	req->rd_inflight = 0;
 	req->pkts_since_ackreq = 0;
+	req->tail_unreq = false;
+	req->resend = false;
 	req->rnr_wait = false;
 	req->error = false;
 	req->err_moved = false;
 	req->seq_retry_armed = false;
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
+	del_timer(&req->tail_timer);
 }
 
 void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -147,6 +150,7 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		req->psn = a->sq_psn;
 		req->una_psn = a->sq_psn;
+		req->ackreq_psn = sroce_psn_add(a->sq_psn, SROCE_PSN_MAX);
 	}
 	if (mask & IB_QP_AV) {
 		if (sroce_av_from_attr(qp->sdev, &qp->av, &a->ah_attr))
@@ -534,6 +538,10 @@ void sroce_req_retry(struct sroce_qp *qp, u32 psn)
 		w->started = false;
 		w->sent = 0;
 	}
+	/* What was sent once asks for ACKs when it goes again. */
+	if (!req->resend || sroce_psn_after(req->psn, req->resend_end))
+		req->resend_end = req->psn;
+	req->resend = true;
 	req->next = req->done;
 	req->psn = psn;
 	req->rd_inflight = 0;
@@ -570,6 +578,7 @@ void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RNR_RETRIES_EXCEEDED);
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
+	del_timer(&req->tail_timer);
 }
 
 void sroce_req_stop(struct sroce_qp *qp)
@@ -581,8 +590,10 @@ void sroce_req_stop(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 	del_timer_sync(&req->retrans_timer);
 	del_timer_sync(&req->rnr_timer);
+	del_timer_sync(&req->tail_timer);
 	sroce_task_cancel(qp);
 	/* A timer that ran before stopped was seen may have re-armed. */
 	del_timer_sync(&req->retrans_timer);
 	del_timer_sync(&req->rnr_timer);
+	del_timer_sync(&req->tail_timer);
 }

@@ -11,7 +11,7 @@
  *      disabled) when an ACK/NAK/READ response/atomic ACK arrives: it
  *      joins req.backlog and is processed by whoever holds req.lock
  *      (sroce_comp_rx(), sroce_comp_unlock()), then the requester resumes;
- *  (c) the retransmit and RNR timers (timer_list, softirq);
+ *  (c) the retransmit, RNR and tail timers (timer_list, softirq);
  *  (d) the per-QP work items (task.c) on the module workqueue, which hold
  *      a QP reference while queued.
  * The RECEIVE side (resp.c) runs under qp->resp.lock and only shares the
@@ -36,6 +36,7 @@
 #ifndef _SROCE_REQ_H
 #define _SROCE_REQ_H
 
+#include <linux/jiffies.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -79,6 +80,8 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
 
 /* Unacknowledged PSNs an RC QP may have outstanding. */
 #define SROCE_REQ_WINDOW 256
+/* Idle time after an unrequested tail before the tail timer asks. */
+#define SROCE_REQ_TAIL_JIFFIES max_t(unsigned long, 1, msecs_to_jiffies(2))
 
 struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
@@ -121,6 +124,19 @@ struct sroce_req {
 	u32 next, fetched, done, posted; /* see the top of this file */
 	u32 rd_inflight; /* READ/atomic requests awaiting responses */
 	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
+	/*
+	 * ACK coalescing (req_pkt.c): the last packet of an unsignaled
+	 * message asks for no ACK.  tail_unreq: the newest packet sent did
+	 * not, so something may wait for an ACK nobody asked for; tail_stamp:
+	 * when it went.  The tail timer then asks (sroce_comp_tail_timer()),
+	 * once the ACKs that were asked for (up to ackreq_psn) are in.
+	 */
+	bool tail_unreq;
+	unsigned long tail_stamp;
+	u32 ackreq_psn; /* the newest SEND/WRITE packet that asked */
+	/* After a go-back-N, every message up to resend_end asks for an ACK. */
+	bool resend;
+	u32 resend_end;
 	u8 retries_left;
 	u8 rnr_left;
 	bool rnr_wait; /* RNR timer armed, requester paused */
@@ -147,6 +163,7 @@ struct sroce_req {
 
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct timer_list tail_timer; /* comp.c: the unrequested tail */
 	struct work_struct work; /* task.c; holds a QP reference while queued */
 	/* The same for handing over from work (sroce_task_schedule_on()). */
 	struct work_struct work_alt;

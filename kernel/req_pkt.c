@@ -146,17 +146,41 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 }
 
 /*
- * The BTH and extension headers of a request packet at @bth.  AckReq goes
- * on every RC message's last packet and every SROCE_REQ_ACKREQ_EVERY
- * packets (*@since_ackreq counts them).
+ * Does the last packet of the message at @psn ask for an ACK?  A signaled
+ * message's does: its completion waits for it.  An unsignaled one's need
+ * not: a later ACK covers it (IBA 9.7.5.1.1, ACKs coalesce), and a
+ * stream of small unsignaled WRITEs then costs one ACK per
+ * SROCE_REQ_ACKREQ_EVERY packets instead of one per message.  A resent
+ * message always asks, and so does every message while the device's
+ * ack_coalesce is off.
  */
-static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
+static bool sroce_req_last_ackreq(struct sroce_qp *qp,
+				  const struct sroce_swqe *swqe, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (swqe->signaled || !READ_ONCE(qp->sdev->ack_coalesce))
+		return true;
+	if (req->resend && sroce_psn_before(psn, req->resend_end))
+		return true;
+	req->resend = false;
+	return false;
+}
+
+/*
+ * The BTH and extension headers of a request packet at @bth.  AckReq:
+ * sroce_req_last_ackreq() on an RC message's last packet, and every
+ * SROCE_REQ_ACKREQ_EVERY packets (*@since_ackreq counts them).  Returns
+ * whether the packet asks for an ACK.
+ */
+static bool sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 				u8 opcode, u32 paylen, bool last, u32 dqpn,
 				u32 psn, u32 *since_ackreq, void *bth)
 {
 	const struct sroce_opcode_info *oi = sroce_opcode_info(opcode);
 	bool ackreq = qp->init.qp_type == IB_QPT_RC &&
-		      (last || ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
+		      ((last && sroce_req_last_ackreq(qp, swqe, psn)) ||
+		       ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
 	bool se = last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
 		  (oi->flags & SROCE_OPF_SE_OK);
 
@@ -165,19 +189,36 @@ static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	sroce_bth_init(bth, opcode, se, sroce_bth_pad_for(paylen),
 		       SROCE_DEFAULT_PKEY, dqpn, ackreq, psn);
 	sroce_req_fill_ext(qp, swqe, oi, bth, last);
+	return ackreq;
 }
 
 /*
  * After packets of the WQE at req.next went out: RC arms the retransmit
- * timer; when @last (the message is all sent) the WQE is done, and UC and
- * UD complete it now (IBA 9.8.3, 9.8.2).
+ * timer, and the tail timer when the newest packet (a SEND or WRITE one)
+ * asked for no ACK (@ackreq false); when @last (the message is all sent)
+ * the WQE is done, and UC and UD complete it now (IBA 9.8.3, 9.8.2).
  */
-static void sroce_req_after_xmit(struct sroce_qp *qp, bool last)
+static void sroce_req_after_xmit(struct sroce_qp *qp, bool last, bool ackreq)
 {
+	struct sroce_req *req = &qp->req;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
 
-	if (rc)
+	if (rc) {
+		u32 op = sroce_req_swqe(qp, req->next)->wqe.opcode;
+
 		sroce_comp_arm_retrans(qp);
+		/* READ and atomic requests are answered whatever they ask. */
+		req->tail_unreq = !ackreq && !sroce_wr_is_rd_atomic(op);
+		if (ackreq && !sroce_wr_is_rd_atomic(op))
+			req->ackreq_psn =
+				sroce_psn_add(req->psn, SROCE_PSN_MAX);
+		if (req->tail_unreq) {
+			req->tail_stamp = jiffies;
+			if (!timer_pending(&req->tail_timer))
+				mod_timer(&req->tail_timer,
+					  jiffies + SROCE_REQ_TAIL_JIFFIES);
+		}
+	}
 	if (!last)
 		return;
 	qp->req.next++;
@@ -191,7 +232,7 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	const struct sroce_av *av = &qp->av;
 	const struct sroce_opcode_info *oi;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
-	bool first, last, rd_atomic;
+	bool first, last, rd_atomic, ackreq;
 	u32 paylen, psn, dqpn;
 	struct sk_buff *skb;
 	void *bth;
@@ -225,8 +266,8 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	psn = req->psn;
-	sroce_req_fill_hdrs(qp, swqe, opcode, paylen, last, dqpn, psn,
-			    &req->pkts_since_ackreq, bth);
+	ackreq = sroce_req_fill_hdrs(qp, swqe, opcode, paylen, last, dqpn, psn,
+				     &req->pkts_since_ackreq, bth);
 
 	if (rd_atomic) {
 		/* A READ request occupies the PSNs of its responses. */
@@ -241,7 +282,7 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	if (rc)
 		sroce_cc_rtt_sent(qp, &qp->cc, psn);
 	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
-	sroce_req_after_xmit(qp, last);
+	sroce_req_after_xmit(qp, last, ackreq);
 	return 0;
 }
 
@@ -272,6 +313,7 @@ struct sroce_req_txb {
 	u32 sent;
 	u32 psn;
 	u32 since_ackreq;
+	bool ackreq; /* the newest packet built asks for an ACK */
 };
 
 static void sroce_req_txb_next(void *ctx, struct sroce_txb_pkt *p)
@@ -291,8 +333,9 @@ static int sroce_req_txb_fill(void *ctx, const struct sroce_txb_pkt *p, u8 *bth)
 	if (sroce_req_copy_payload(t->qp, t->swqe, bth + p->hdrlen, p->paylen,
 				   t->sent))
 		return -EFAULT;
-	sroce_req_fill_hdrs(t->qp, t->swqe, p->opcode, p->paylen, p->last,
-			    t->qp->req.dest_qpn, t->psn, &t->since_ackreq, bth);
+	t->ackreq = sroce_req_fill_hdrs(t->qp, t->swqe, p->opcode, p->paylen,
+					p->last, t->qp->req.dest_qpn, t->psn,
+					&t->since_ackreq, bth);
 	t->psn = sroce_psn_next(t->psn);
 	t->sent += p->paylen;
 	return 0;
@@ -340,6 +383,6 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 	sroce_cc_sent(qp, &qp->cc, b.skb->len);
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
 	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
-	sroce_req_after_xmit(qp, t.sent >= swqe->len);
+	sroce_req_after_xmit(qp, t.sent >= swqe->len, t.ackreq);
 	return n;
 }

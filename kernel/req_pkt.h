@@ -13,7 +13,11 @@
 
 struct sroce_qp;
 
-/* Ask for an ACK at least every this many packets (and at message end). */
+/*
+ * Ask for an ACK at least every this many packets, and on the last packet
+ * of a signaled message, of a resent one, and of any message while
+ * ack_coalesce is off (sroce_req_fill_hdrs()).
+ */
 #define SROCE_REQ_ACKREQ_EVERY 32
 
 /*

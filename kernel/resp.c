@@ -512,7 +512,12 @@ static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
 		return;
 	r->psn = sroce_psn_next(r->psn);
-	if (++r->unacked >= SROCE_RESP_ACK_BATCH || flags & SROCE_OPF_END ||
+	/*
+	 * ACK what the requester asks for (it asks at the end of every
+	 * message it needs completed, rdma_rxe and sroce alike) and every
+	 * SROCE_RESP_ACK_BATCH packets; a later ACK covers the rest.
+	 */
+	if (++r->unacked >= SROCE_RESP_ACK_BATCH ||
 	    sroce_bth_ackreq(sroce_rx_bth(skb)))
 		sroce_resp_ack(c, cb->psn);
 }

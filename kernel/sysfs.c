@@ -6,7 +6,8 @@
  * name; netdev names the bound Ethernet device.  Both are read-only and
  * exist from ib_register_device() (before the KOBJ_ADD uevent) until
  * unregistration.  rx_steer switches receive steering (rxq.h), tx_batch
- * the sending of request packets in UDP GSO batches (pkt.c).
+ * the sending of request packets in UDP GSO batches (pkt.c), ack_coalesce
+ * whether unsignaled messages ask for ACKs (req_pkt.c).
  */
 #include <linux/device.h>
 #include <linux/kstrtox.h>
@@ -45,30 +46,64 @@ static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(netdev);
 
-static ssize_t rx_steer_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
+/* The bool switch at byte @off of the device (read with READ_ONCE). */
+static bool *sroce_sysfs_switch(struct device *dev, size_t off)
 {
 	struct sroce_dev *sdev =
 		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
 
-	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->rx_steer));
+	return (bool *)((u8 *)sdev + off);
 }
 
-static ssize_t rx_steer_store(struct device *dev, struct device_attribute *attr,
-			      const char *buf, size_t count)
+static ssize_t sroce_switch_show(struct device *dev, size_t off, char *buf)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+	return sysfs_emit(buf, "%d\n",
+			  READ_ONCE(*sroce_sysfs_switch(dev, off)));
+}
+
+static ssize_t sroce_switch_store(struct device *dev, size_t off,
+				  const char *buf, size_t count)
+{
 	bool on;
 	int err;
 
 	err = kstrtobool(buf, &on);
 	if (err)
 		return err;
-	WRITE_ONCE(sdev->rx_steer, on);
+	WRITE_ONCE(*sroce_sysfs_switch(dev, off), on);
 	return count;
 }
+
+static ssize_t rx_steer_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sroce_switch_show(dev, offsetof(struct sroce_dev, rx_steer),
+				 buf);
+}
+
+static ssize_t rx_steer_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	return sroce_switch_store(dev, offsetof(struct sroce_dev, rx_steer),
+				  buf, count);
+}
 static DEVICE_ATTR_RW(rx_steer);
+
+static ssize_t ack_coalesce_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sroce_switch_show(dev, offsetof(struct sroce_dev, ack_coalesce),
+				 buf);
+}
+
+static ssize_t ack_coalesce_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return sroce_switch_store(dev, offsetof(struct sroce_dev, ack_coalesce),
+				  buf, count);
+}
+static DEVICE_ATTR_RW(ack_coalesce);
 
 static const char *const sroce_tx_batch_names[] = {
 	[SROCE_TX_BATCH_OFF] = "off",
@@ -106,6 +141,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_rx_steer.attr,
+	&dev_attr_ack_coalesce.attr,
 	&dev_attr_tx_batch.attr,
 	&sroce_pfc_attr_mode.attr,
 	&sroce_pfc_attr_dscp2prio.attr,

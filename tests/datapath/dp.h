@@ -159,6 +159,9 @@ typedef void (*dp_report_fn)(int ok, const char *name, const char *err);
 
 /* Error semantics on fresh QP pairs (dp_err.c). */
 int dp_err_ntests(void);
+/* Error case @i alone (dp_test -e), reported through @report. */
+void dp_err_one(struct dp_res *r, int fd, const struct dp_peer *peer,
+		dp_report_fn report, int i);
 void dp_err_tests(struct dp_res *r, int fd, const struct dp_peer *peer,
 		  dp_report_fn report);
 int dp_err_serve(struct dp_res *r, const struct dp_msg *m, struct dp_ans *a);

@@ -636,10 +636,23 @@ static int run_client(int iters)
 	return nfail ? 1 : 0;
 }
 
+/* -e CASE: the client runs error case CASE (dp_err.c) alone. */
+static int run_err_case(int i)
+{
+	struct dp_msg m = { .cmd = DP_CMD_QUIT };
+	struct dp_ans a;
+
+	printf("KTAP version 1\n1..1\n");
+	dp_err_one(&R, ctl_fd, &peer, report, i);
+	ask(&m, &a);
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dp_test -d DEV -g GIDIDX [-p PORT] [-c SERVER] [-n ITERS] [-S SEED] [-m MAXBYTES] [-X]\n       dp_test -P [-X] [-n ITERS]\n");
+		"usage: dp_test -d DEV -g GIDIDX [-p PORT] [-c SERVER] [-n ITERS] [-S SEED] [-m MAXBYTES] [-X] [-e CASE]\n       dp_test -P [-X] [-n ITERS]\n");
 	exit(2);
 }
 
@@ -647,10 +660,14 @@ int main(int argc, char **argv)
 {
 	const char *dev = NULL, *server = NULL;
 	int gid = -1, port = 18515, iters = 4, c, ret, plan_only = 0;
+	int err_case = -1;
 
 	rng_state = (uint64_t)time(NULL) | 1;
-	while ((c = getopt(argc, argv, "d:g:p:c:n:S:m:PX")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:c:n:S:m:e:PX")) != -1) {
 		switch (c) {
+		case 'e':
+			err_case = atoi(optarg);
+			break;
 		case 'P':
 			plan_only = 1;
 			break;
@@ -697,7 +714,10 @@ int main(int argc, char **argv)
 	if (dp_exchange(&R, ctl_fd, &peer) || dp_connect_qps(&R, &peer))
 		return 1;
 
-	ret = server ? run_client(iters) : dp_serve(&R, ctl_fd);
+	if (server && err_case >= 0)
+		ret = run_err_case(err_case);
+	else
+		ret = server ? run_client(iters) : dp_serve(&R, ctl_fd);
 	dp_res_close(&R);
 	return ret;
 }

@@ -11,8 +11,10 @@
 # retry (infinite, exhausted), transport retry exhaustion against a silent
 # responder, remote access violations (rkey, MR bounds, MR access rights,
 # misaligned atomic) with the responder's QP state, its flushed receive and
-# the memory around the MR checked, and local protection / length errors.
-# dp_test's own KTAP results are relayed one by one; the run is repeated
+# the memory around the MR checked, local protection / length errors, and
+# an unsignaled tail (ACK coalescing: the tail timer, counter
+# req_tail_probes, gets its SQ slots back; the IPv6 run has coalescing off
+# on the client).  dp_test's own KTAP results are relayed one by one; the run is repeated
 # over IPv6, and once more over IPv4 with the client posting every send
 # through the extended API (ibv_create_qp_ex + ibv_wr_*, dp_test -X) plus
 # that API's own checks (batch all-or-nothing, wr_abort, invalid setters,
@@ -40,7 +42,8 @@ fi
 p4=$("$dp" -P -n "$N4")
 p6=$("$dp" -P -n "$N6")
 px=$("$dp" -P -X -n "$NX")
-ktap_begin $((3 + p4 + 1 + p6 + 1 + px + 1)) "dp_test between two sroce devices"
+ktap_begin $((3 + p4 + 1 + 1 + p6 + 1 + 1 + px + 1)) \
+	"dp_test between two sroce devices"
 
 ktap_pass "dp_test built ($dp)"
 two_ns_start
@@ -76,8 +79,20 @@ run_dp() {
 		"$(grep -v '^ok ' <<<"$pair_out" | tail -n 30)"
 }
 
+probes0=$(hw_counter sroce1 req_tail_probes)
 run_dp IPv4 "$p4" 18515 10.11.0.2 10.11.0.1 10.11.0.2 -n "$N4"
+probes1=$(hw_counter sroce1 req_tail_probes)
+[ "$probes1" -gt "$probes0" ]
+ktap_result "IPv4: the unsignaled tail was asked for by the tail timer" $? \
+	"req_tail_probes $probes0 -> $probes1"
+# The IPv6 run with ACK coalescing off on the client: every message asks.
+echo 0 >/sys/class/infiniband/sroce1/ack_coalesce
 run_dp IPv6 "$p6" 18516 fd00::2 fd00::1 fd00::2 -n "$N6" -m 262144
+echo 1 >/sys/class/infiniband/sroce1/ack_coalesce
+probes2=$(hw_counter sroce1 req_tail_probes)
+[ "$probes2" -eq "$probes1" ]
+ktap_result "IPv6, ack_coalesce 0: no tail to ask for" $? \
+	"req_tail_probes $probes1 -> $probes2"
 run_dp "IPv4 ibv_wr" "$px" 18517 10.11.0.2 10.11.0.1 10.11.0.2 -n "$NX" \
 	-m 1048576 -X
 

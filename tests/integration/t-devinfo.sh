@@ -8,7 +8,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ktap_begin 18 "ibv_devices / ibv_devinfo on sroce"
+ktap_begin 21 "ibv_devices / ibv_devinfo on sroce"
 
 two_ns_start
 
@@ -59,21 +59,24 @@ ktap_result "GID list shows fd00::1 as RoCE v2" \
 	"$(grep -Eq 'GID\[ *[0-9]+\]:.*fd00::1, RoCE v2' <<<"$info"; echo $?)" \
 	"$(grep GID <<<"$info")"
 
-# rx_steer (Documentation/ABI): on by default, booleans only.
-steer=/sys/class/infiniband/sroce1/rx_steer
-ktap_result "rx_steer defaults to 1" "$([ "$(cat $steer)" = 1 ]; echo $?)" \
-	"rx_steer: $(cat $steer)"
-echo 0 >$steer 2>/dev/null
-v1=$(cat $steer)
-echo on >$steer 2>/dev/null
-ktap_result "rx_steer takes 0 and on" \
-	"$([ "$v1" = 0 ] && [ "$(cat $steer)" = 1 ]; echo $?)" \
-	"after 0: $v1, after on: $(cat $steer)"
-err=$( (echo maybe >$steer) 2>&1)
-rc=$?
-ktap_result "rx_steer refuses 'maybe' (EINVAL) and stays 1" \
-	"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
-		[ "$(cat $steer)" = 1 ]; echo $?)" "rc=$rc err='$err' now $(cat $steer)"
+# rx_steer and ack_coalesce (Documentation/ABI): on by default, booleans only.
+for sw in rx_steer ack_coalesce; do
+	f=/sys/class/infiniband/sroce1/$sw
+	ktap_result "$sw defaults to 1" "$([ "$(cat $f)" = 1 ]; echo $?)" \
+		"$sw: $(cat $f)"
+	echo 0 >$f 2>/dev/null
+	v1=$(cat $f)
+	echo on >$f 2>/dev/null
+	ktap_result "$sw takes 0 and on" \
+		"$([ "$v1" = 0 ] && [ "$(cat $f)" = 1 ]; echo $?)" \
+		"after 0: $v1, after on: $(cat $f)"
+	err=$( (echo maybe >$f) 2>&1)
+	rc=$?
+	ktap_result "$sw refuses 'maybe' (EINVAL) and stays 1" \
+		"$([ $rc -ne 0 ] && grep -q 'Invalid argument' <<<"$err" &&
+			[ "$(cat $f)" = 1 ]; echo $?)" \
+		"rc=$rc err='$err' now $(cat $f)"
+done
 
 # tx_batch (Documentation/ABI): auto by default, active on a veth.
 batch=/sys/class/infiniband/sroce1/tx_batch

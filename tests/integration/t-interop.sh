@@ -3,8 +3,9 @@
 #
 # t-interop.sh - sroce talks to rdma_rxe on the wire: ibv_rc_pingpong and
 # ibv_ud_pingpong in both directions (rxe server / sroce client and the
-# reverse), content checked with --chk, plus one ib_write_bw and one
-# ib_send_lat run whose figures are logged.
+# reverse), content checked with --chk, ib_write_bw both ways and one
+# ib_send_lat run whose figures are logged, and an unsignaled WRITE tail of
+# sroce's with rdma_rxe as the responder (ACK coalescing's tail timer).
 #
 # Topology: make_init_veth (see lib.sh).  rdma_rxe works only in init_net
 # and owns UDP 4791 there, so sroce sits on the other veth end in ns3 and no
@@ -21,7 +22,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 PP_TMO=${PP_TIMEOUT:-90}
 
-ktap_begin 16 "sroce <-> rdma_rxe interoperability"
+ktap_begin 18 "sroce <-> rdma_rxe interoperability"
 
 rxe_pair_setup
 diag "rxe0 gid $grxe (init_net), sroce3 gid $gsro (ns3)"
@@ -75,14 +76,20 @@ pp "UD 512 B: rxe server, sroce client" ibv_ud_pingpong rxe 512 100 -c
 pp "UD 512 B: sroce server, rxe client" ibv_ud_pingpong sroce 512 100 -c
 pp "UC 4096 B: rxe server, sroce client" ibv_uc_pingpong rxe 4096 100 -c
 
-# perf NAME TOOL ARGS: sroce3 server, rxe0 client; rerun once on all-zero.
+# perf NAME TOOL SRV(rxe|sroce) ARGS: rerun once on all-zero.
 perf() {
-	local name=$1 tool=$2 args=$3 ok
+	local name=$1 tool=$2 srv=$3 args=$4 ok
+	local sro="$tool -d sroce3 -x $gsro -F $args"
+	local rxe="$tool -d rxe0 -x $grxe -F $args"
 	for _ in 1 2; do
 		port=$((port + 1))
-		PAIR_PORT=$port run_pair "$PP_TMO" \
-			ns3 "$tool -d sroce3 -x $gsro -p $port -F $args" \
-			- "$tool -d rxe0 -x $grxe -p $port -F $args 10.12.0.2"
+		if [ "$srv" = sroce ]; then
+			PAIR_PORT=$port run_pair "$PP_TMO" ns3 "$sro -p $port" \
+				- "$rxe -p $port 10.12.0.2"
+		else
+			PAIR_PORT=$port run_pair "$PP_TMO" - "$rxe -p $port" \
+				ns3 "$sro -p $port 10.12.0.1"
+		fi
 		ok=$?
 		[ $ok -eq 0 ] && perf_nonzero "$pair_cout" && break
 		[ $ok -eq 0 ] && ok=1
@@ -95,8 +102,28 @@ perf() {
 	fi
 }
 
-perf "ib_write_bw 64 KiB, rxe client -> sroce server" ib_write_bw \
+perf "ib_write_bw 64 KiB, rxe client -> sroce server" ib_write_bw sroce \
 	"-s 65536 -n 100"
-perf "ib_send_lat 2 B, rxe client <-> sroce server" ib_send_lat "-s 2 -n 200"
+perf "ib_send_lat 2 B, rxe client <-> sroce server" ib_send_lat sroce \
+	"-s 2 -n 200"
+# sroce's requester coalesces ACKs (ack_coalesce): its unsignaled WRITEs ask
+# for none, and rdma_rxe's responder ACKs only what is asked for.
+perf "ib_write_bw 64 B, sroce client -> rxe server" ib_write_bw rxe \
+	"-s 64 -n 5000"
+
+# ... and an unsignaled tail with nothing after it is asked for by sroce's
+# tail timer (dp_test error case 18, dp_err.c), rxe0 as the responder.
+dp=$(dp_binary)
+t0=$(hw_counter sroce3 req_tail_probes)
+port=$((port + 1))
+PAIR_PORT=$port run_pair "$PP_TMO" - "$dp -d rxe0 -g $grxe -p $port" \
+	ns3 "$dp -d sroce3 -g $gsro -p $port -c 10.12.0.1 -e 18"
+ok=$?
+t1=$(hw_counter sroce3 req_tail_probes)
+diag "tail case: $(grep -h '^ok\|^not ok' <<<"$pair_cout")"
+[ $ok -eq 0 ] && grep -q '^ok 1 unsignaled WRITE tail' <<<"$pair_cout" &&
+	[ "$t1" -gt "$t0" ]
+ktap_result "unsignaled WRITE tail, rxe responder: asked for, SQ slots back" \
+	$? "req_tail_probes $t0 -> $t1" "$(tail -n 20 <<<"$pair_out")"
 
 ktap_done
