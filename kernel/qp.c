@@ -383,6 +383,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* Nothing may be armed now that every holder saw the flags. */
 	WARN_ON_ONCE(timer_pending(&qp->req.retrans_timer) ||
 		     timer_pending(&qp->req.rnr_timer) ||
+		     timer_pending(&qp->req.tail_timer) ||
 		     hrtimer_active(&qp->cc.pace_timer));
 	sroce_rxq_cleanup(qp);
 
