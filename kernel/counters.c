@@ -72,6 +72,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RX_MCAST_PKTS] = { .name = "rx_mcast_pkts" },
 	[SROCE_CNT_RX_DROP_NO_MCAST_GROUP] = { .name = "rx_drop_no_mcast_group" },
 	[SROCE_CNT_RX_DROP_MCAST_NOMEM] = { .name = "rx_drop_mcast_nomem" },
+	[SROCE_CNT_MCAST_UPPER_JOIN_ERR] = { .name = "mcast_upper_join_err" },
 	[SROCE_CNT_FR_REG] = { .name = "fast_reg_mr" },
 	[SROCE_CNT_FR_LOCAL_INV] = { .name = "local_invalidate" },
 	[SROCE_CNT_FR_REMOTE_INV] = { .name = "remote_invalidate" },

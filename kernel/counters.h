@@ -124,6 +124,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NO_MCAST_GROUP,
 	/* Multicast copies not made: no memory for the clone. */
 	SROCE_CNT_RX_DROP_MCAST_NOMEM,
+	/* IP group of a multicast group not joined on an upper device. */
+	SROCE_CNT_MCAST_UPPER_JOIN_ERR,
 	/* ---- memory registration of kernel consumers (fr.c) ---- */
 	/* IB_WR_REG_MR executed successfully (MR made Valid). */
 	SROCE_CNT_FR_REG,

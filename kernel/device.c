@@ -542,6 +542,21 @@ static void sroce_dev_port_event(struct sroce_dev *sdev)
 	ib_device_put(&sdev->ib_dev);
 }
 
+/*
+ * Devices above a bound netdev appear and go: every listed device (also
+ * one whose netdev is gone, whose groups may still hold joins) keeps its
+ * multicast groups joined on them (mcast.c).  rtnl held.
+ */
+static void sroce_dev_upper_event(unsigned long event, struct net_device *dev)
+{
+	struct sroce_dev *sdev;
+
+	lockdep_assert_held(&sroce_dev_lock);
+
+	list_for_each_entry(sdev, &sroce_dev_list, list)
+		sroce_mcast_netdev_event(sdev, event, dev);
+}
+
 static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
@@ -555,11 +570,19 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGEMTU:
 	case NETDEV_UNREGISTER:
 		break;
+	case NETDEV_REGISTER:
+	case NETDEV_CHANGEUPPER:
+		mutex_lock(&sroce_dev_lock);
+		sroce_dev_upper_event(event, ndev);
+		mutex_unlock(&sroce_dev_lock);
+		return NOTIFY_DONE;
 	default:
 		return NOTIFY_DONE;
 	}
 
 	mutex_lock(&sroce_dev_lock);
+	if (event == NETDEV_UNREGISTER)
+		sroce_dev_upper_event(event, ndev);
 	sdev = sroce_dev_find_locked(ndev);
 	if (sdev) {
 		if (event == NETDEV_UNREGISTER)

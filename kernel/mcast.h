@@ -4,9 +4,9 @@
  * receive fan-out (IBA 10.5, 11.3.6; RoCE v2 Annex A17.4.7).
  *
  * A RoCE v2 multicast GID is an IP multicast address: IPv4-mapped
- * (::ffff:224.0.0.0/100) or IPv6 (ff00::/8).  Each attachment joins that
- * IP group on the device's netdev, so the IP stack (and the NIC filter)
- * accepts its packets; a UD SEND to DestQP 0xFFFFFF addressed to the group
+ * (::ffff:224.0.0.0/100) or IPv6 (ff00::/8).  Each group joins that IP
+ * group on the device's netdev and the devices above it, so the IP stack
+ * (and the NIC filter) accepts its packets; a UD SEND to DestQP 0xFFFFFF addressed to the group
  * is given to every QP attached to it.
  */
 #ifndef _SROCE_MCAST_H
@@ -17,6 +17,7 @@
 
 #include "counters.h"
 
+struct net_device;
 struct sroce_dev;
 struct sroce_qp;
 
@@ -37,6 +38,14 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
  * normally a no-op).  Process context.
  */
 void sroce_mcast_qp_destroy(struct sroce_qp *qp);
+
+/*
+ * Netdev notifier (rtnl held; device.c): NETDEV_CHANGEUPPER, _REGISTER or
+ * _UNREGISTER of @dev.  Keeps the IP groups of @sdev's multicast groups
+ * joined on exactly the devices above its netdev in its namespace.
+ */
+void sroce_mcast_netdev_event(struct sroce_dev *sdev, unsigned long event,
+			      struct net_device *dev);
 
 /*
  * Receive path: a parsed UD packet to DestQP 0xFFFFFF (softirq, RCU read

@@ -2,13 +2,17 @@
 /*
  * qp.c - queue pairs: creation, state machine (IBA 10.3, 11.2.5), lifetime.
  *
- * Lifetime: a QP is published in sdev->qp_xa under its QPN with one
- * reference owned by the table.  The receive path looks QPs up by number
- * under RCU and takes a reference with refcount_inc_not_zero()
- * (sroce_qp_get()).  destroy_qp unpublishes the QPN, waits for an RCU grace
- * period (a lookup may still be between xa_load() and the increment; ib_core
- * frees the memory right after destroy_qp returns), drops the table's
- * reference and waits until every holder has dropped theirs.
+ * Lifetime: a QP is published in sdev->qp_xa under its QPN as its anchor
+ * (qp.h), which carries the reference count, one reference owned by the
+ * table.  The receive path looks QPs up by number under RCU and takes a
+ * reference with refcount_inc_not_zero() (sroce_qp_get()); multicast
+ * members point at the anchor too.  destroy_qp unpublishes the QP, stops
+ * its timers and work, drops the table's reference, waits until every
+ * holder has dropped theirs and leaves the anchor to kfree_rcu(): ib_core
+ * frees the QP right after destroy_qp returns, and a lookup that loaded
+ * the anchor before the erase only ever touches the anchor until its
+ * increment succeeds.  See sroce_destroy_qp() for why no grace period is
+ * needed.
  *
  * Contexts touching a QP today: the verbs (create/modify/query/destroy, in
  * process context, serialised against each other only by qp->lock) and
@@ -172,6 +176,21 @@ err_free:
 	return err;
 }
 
+/* The reference count, before anything could take a reference. */
+static int sroce_qp_anchor_init(struct sroce_qp *qp)
+{
+	struct sroce_qp_anchor *a;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	refcount_set(&a->ref, 1);
+	init_completion(&a->released);
+	a->qp = qp;
+	qp->anchor = a;
+	return 0;
+}
+
 /* Give the QP its number; from now on the receive path can find it. */
 static int sroce_qp_publish(struct sroce_qp *qp)
 {
@@ -182,7 +201,7 @@ static int sroce_qp_publish(struct sroce_qp *qp)
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		/* -EBUSY: the port already has its QP1. */
 		qp->ibqp.qp_num = 1;
-		return xa_insert(&sdev->qp_xa, 1, qp, GFP_KERNEL);
+		return xa_insert(&sdev->qp_xa, 1, qp->anchor, GFP_KERNEL);
 	}
 
 	/* Reserve a number, then store the QP once qp_num is set. */
@@ -194,7 +213,7 @@ static int sroce_qp_publish(struct sroce_qp *qp)
 	if (err < 0)
 		return err;
 	qp->ibqp.qp_num = qpn;
-	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store(&sdev->qp_xa, qpn, qp->anchor, GFP_KERNEL);
 	return 0;
 }
 
@@ -232,8 +251,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->sdev = sdev;
 	qp->user = !!udata;
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->released);
+	err = sroce_qp_anchor_init(qp);
+	if (err)
+		goto err_put_res;
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
@@ -241,7 +261,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* The caller's caps are rewritten (granted values) only on success. */
 	err = sroce_qp_alloc_rings(qp, &cap, init->srq, udata, &resp);
 	if (err)
-		goto err_put_res;
+		goto err_free_anchor;
 
 	if (udata) {
 		err = sroce_copy_resp(udata, &resp, sizeof(resp));
@@ -266,6 +286,8 @@ err_cc_cleanup:
 	sroce_req_cleanup(qp);
 err_free_rings:
 	sroce_qp_free_rings(qp);
+err_free_anchor:
+	kfree(qp->anchor); /* never published */
 err_put_res:
 	sroce_res_put(sdev, SROCE_RES_QP);
 	return err;
@@ -275,62 +297,102 @@ err_put_res:
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_anchor *a;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
+	a = xa_load(&sdev->qp_xa, qpn);
+	/* Only the anchor until the count is ours: the QP may be gone. */
+	if (a && refcount_inc_not_zero(&a->ref))
+		qp = a->qp;
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->released);
+	struct sroce_qp_anchor *a = qp->anchor;
+
+	/* complete() is done with a before wait_for_completion() returns. */
+	if (refcount_dec_and_test(&a->ref))
+		complete(&a->released);
 }
 
 struct ib_qp *sroce_qp_ibqp_lookup(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_anchor *a;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qp_xa, qpn);
+	a = xa_load(&sdev->qp_xa, qpn);
+	if (a)
+		qp = a->qp;
 	rcu_read_unlock();
 	return qp ? &qp->ibqp : NULL;
 }
 
+/*
+ * Stop everything that runs on the QP without a reference (timers) or
+ * with one of its own (work): each flag is set under the lock its arming
+ * sites check it under, so from here on a timer is not armed again and
+ * no work is queued; work queued or running meanwhile holds a reference.
+ */
+static void sroce_qp_stop(struct sroce_qp *qp)
+{
+	sroce_cc_qp_stop(qp);
+	sroce_req_stop(qp);
+	sroce_rxq_cleanup(qp);
+	sroce_resp_cleanup(qp); /* cancels the responder's work */
+}
+
+/*
+ * No RCU grace period, none expedited (an IPI to every CPU, which any
+ * local user could trigger in a loop):
+ *
+ * - Memory: readers that found the QP before it was unpublished (qp_xa,
+ *   a multicast member) touch only the anchor until refcount_inc_not_zero()
+ *   succeeds, and the anchor outlives them (kfree_rcu, called after both
+ *   unlinks).  A successful increment keeps the QP alive: destroy waits
+ *   for it below.
+ * - Activity: a receive softirq (or the PFC kick, a CNP) that took its
+ *   reference before the erase may still be running on the QP after the
+ *   stop.  It finds the stop flags set (req.stopped, cc.stopped,
+ *   resp.error, checked under the same locks), so it arms no timer and
+ *   queues no requester or responder work; packets it hands to a receive
+ *   lane are processed (and dropped) by lane work that holds its own
+ *   reference.  Waiting for the count to reach zero therefore waits for
+ *   all of them, and for nothing else: it takes as long as the holders
+ *   do, normally nothing.
+ * - After zero, no reference can be taken (every taker uses
+ *   inc_not_zero or already holds one), so nothing is queued; the lanes
+ *   are drained once more for what a late holder left.
+ */
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp_anchor *a = qp->anchor;
 	struct sroce_dev *sdev = qp->sdev;
 
+	might_sleep();
 	/* Unreachable by number and by multicast group from here on. */
 	sroce_mcast_qp_destroy(qp);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
-	/*
-	 * A lookup that loaded the pointer before the erase is done now, and
-	 * so is the receive softirq that made it (it may still have been
-	 * queueing to the rxq or arming a timer).  Expedited: the same
-	 * guarantee, but a normal grace period per destroy cost about 23 ms
-	 * under TCG (16383 QPs: over six minutes) and milliseconds on real
-	 * hardware; rcupdate.rcu_normal=1 turns it back into a normal one.
-	 */
-	synchronize_rcu_expedited();
-	/* Timers hold no reference: stop them (and the work) first. */
-	sroce_cc_qp_stop(qp);
-	sroce_req_stop(qp);
-	sroce_rxq_cleanup(qp); /* no lookup finds it: nothing is queued now */
-	sroce_resp_cleanup(qp); /* cancels the responder's work */
+	sroce_qp_stop(qp);
 	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	wait_for_completion(&a->released);
+	/* Nothing may be armed now that every holder saw the flags. */
+	WARN_ON_ONCE(timer_pending(&qp->req.retrans_timer) ||
+		     timer_pending(&qp->req.rnr_timer) ||
+		     timer_pending(&qp->req.tail_timer) ||
+		     hrtimer_active(&qp->cc.pace_timer));
+	sroce_rxq_cleanup(qp);
 
 	sroce_cc_qp_cleanup(qp);
 	sroce_req_cleanup(qp);
 	sroce_qp_free_rings(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	sroce_res_put(sdev, SROCE_RES_QP);
+	kfree_rcu(a, rcu);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #define _SROCE_QP_H
 
 #include <linux/completion.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
@@ -18,6 +19,23 @@
 #include "rxq.h"
 
 struct sroce_dev;
+struct sroce_qp;
+
+/*
+ * What sdev->qp_xa and the multicast members hold for a QP: its reference
+ * count, in memory of its own.  ib_core frees the QP as soon as destroy_qp
+ * returns, but a lookup (receive softirq) may have loaded the anchor just
+ * before destroy unpublished it and still be about to try the count; the
+ * anchor is therefore freed one RCU grace period after destroy
+ * (kfree_rcu), while destroy itself waits only for the holders of a
+ * reference.  No destroy waits for a grace period (see qp.c).
+ */
+struct sroce_qp_anchor {
+	refcount_t ref; /* qp_xa + one per holder (lookup, queued work) */
+	struct completion released; /* ref dropped to zero */
+	struct sroce_qp *qp; /* constant; valid while a reference is held */
+	struct rcu_head rcu;
+};
 
 /* Bytes of a send WQE header and of a receive WQE header (uapi). */
 #define SROCE_SEND_WQE_HDR ((u32)sizeof(struct sroce_send_wqe))
@@ -41,11 +59,12 @@ struct sroce_qp {
 	bool user; /* rings mapped by user space */
 
 	/*
-	 * One reference for qp_xa (dropped by destroy_qp) plus one per
-	 * holder from sroce_qp_get().  destroy_qp waits for released.
+	 * Reference count and its completion (constant pointer): one
+	 * reference for qp_xa (dropped by destroy_qp) plus one per holder,
+	 * from sroce_qp_get() or for a queued work item.  destroy_qp waits
+	 * for anchor->released.
 	 */
-	refcount_t ref;
-	struct completion released;
+	struct sroce_qp_anchor *anchor;
 
 	/*
 	 * Guards state and attr (everything modify_qp sets and query_qp
@@ -96,6 +115,22 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
+
+/* Another reference for a holder of one (e.g. for work it queues). */
+static inline void sroce_qp_hold(struct sroce_qp *qp)
+{
+	refcount_inc(&qp->anchor->ref);
+}
+
+/*
+ * A reference unless destroy_qp has dropped the last one (false then).
+ * For callers that know the QP's memory is valid without holding one: its
+ * timers, which destroy_qp deletes synchronously before it returns.
+ */
+static inline bool sroce_qp_tryget(struct sroce_qp *qp)
+{
+	return refcount_inc_not_zero(&qp->anchor->ref);
+}
 
 /*
  * Data path: a fatal error on the QP (IBA 10.3.1.8).  Moves it to ERR

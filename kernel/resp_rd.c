@@ -74,7 +74,7 @@ static void sroce_resp_schedule(struct sroce_resp_ctx *c)
 	if (r->work_queued)
 		return;
 	/* The caller holds a reference: this one belongs to the work. */
-	refcount_inc(&qp->ref);
+	sroce_qp_hold(qp);
 	r->work_queued = true;
 	if (!sroce_task_queue(&r->work, -1)) {
 		r->work_queued = false;

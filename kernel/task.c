@@ -82,7 +82,7 @@ void sroce_task_schedule_on(struct sroce_qp *qp, int cpu)
 void sroce_task_queue_qp(struct sroce_qp *qp, struct work_struct *work, int cpu)
 {
 	/* The reference travels with the work item. */
-	if (!refcount_inc_not_zero(&qp->ref))
+	if (!sroce_qp_tryget(qp))
 		return;
 	if (!sroce_task_queue(work, cpu))
 		sroce_qp_put(qp); /* already queued, with its own reference */

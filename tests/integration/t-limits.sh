@@ -12,9 +12,9 @@
 # posting order with their data (UD loopback on sroce1).
 #
 # Every kind runs, QP (16384) and AH (65536) included: about 6 s and 14 s
-# under TCG since destroy no longer waits for a normal RCU grace period per
-# object (it took 23 ms each; see ah.c and qp.c).  The multicast limits are
-# checked by t-mcast.
+# under TCG since destroy no longer waits for an RCU grace period per
+# object (a normal one took 23 ms each, an expedited one IPIs every CPU;
+# see ah.c and qp.c).  The multicast limits are checked by t-mcast.
 #
 # Topology: make_two_ns (see lib.sh); only sroce1 in ns1 is used.
 

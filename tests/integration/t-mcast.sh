@@ -9,7 +9,8 @@
 # multicast, a process killed and a device removed while QPs are attached,
 # rdmacm-utils' mckey over IPv4 and IPv6 (sender in one namespace, receiver
 # in the other), multicast between sroce devices bound to VLAN netdevs, and
-# unicast and multicast from the GIDs of a VLAN upper of the bound netdev.
+# unicast and multicast from the GIDs of a VLAN upper of the bound netdev,
+# also of one created after the QPs attached (and removed while attached).
 #
 # Topology: make_two_ns (see lib.sh):
 #
@@ -28,7 +29,7 @@ need_tool dp_mcast "UD multicast"
 mc=$tool
 nverbs=$("$mc" -P)
 ntotal=$("$mc" -P total)
-ktap_begin $((nverbs + ntotal + 38)) "UD multicast"
+ktap_begin $((nverbs + ntotal + 46)) "UD multicast"
 two_ns_start
 wait_gid sroce1 fd00::1
 wait_gid sroce2 fd00::2
@@ -64,7 +65,9 @@ in_group() {
 # Sets mc_rout (receiver output) and mc_ok (receiver's verdict, 0 = good),
 # mc_joined (0: GROUP was joined on the receiver's netdev while attached),
 # mc_sout and mc_sok (the sender's).  The devices are sroce1 -> sroce2 on
-# v2 unless MC_SDEV, MC_RDEV and MC_RIF say otherwise.
+# v2 unless MC_SDEV, MC_RDEV and MC_RIF say otherwise.  MC_AFTER_ATTACH, if
+# set, is run once the receiver's QPs are attached (before the join check);
+# its status is in mc_hook (0 = good).
 mc_traffic() {
 	local label=$1 grp=$2 gs=$3 gr=$4 nqp=$5 qk=$6 want=$7
 	local sdev=${MC_SDEV:-sroce1} rdev=${MC_RDEV:-sroce2} rif=${MC_RIF:-v2}
@@ -81,6 +84,10 @@ mc_traffic() {
 		wait "$pid"
 		rm -f "$rf"
 		return
+	fi
+	mc_hook=0
+	if [ -n "${MC_AFTER_ATTACH:-}" ]; then
+		eval "$MC_AFTER_ATTACH" || mc_hook=1
 	fi
 	mc_joined=1
 	in_group ns2 "$rif" "$grp" && mc_joined=0
@@ -367,6 +374,78 @@ if [ $st -eq 0 ]; then
 else
 	for st in 1 2 3 4 5 6 7 8; do
 		ktap_skip "VLAN upper $st" "no VLAN GIDs"
+	done
+fi
+
+# --- a VLAN upper created after the attach ------------------------------------
+#
+#   ns1: sroce1 on v1 <- v1.200 (10.13.0.1) == VLAN 200 == (10.13.0.2) v2.200 -> v2 sroce2 :ns2
+#                                                          created while attached
+#
+# The receivers attach on sroce2 first; only then is v2.200 created above v2
+# (NETDEV_CHANGEUPPER): the group must be joined on it at once, so that the
+# SENDs from sroce1's GID on v1.200, which arrive tagged on v2.200, get
+# through its IP stack.  Then a new receiver attaches (joining v2 and v2.200)
+# and v2.200 is deleted while it is attached: the join is left and its
+# netdev reference dropped (the deletion would hang otherwise), and the
+# last detach still leaves the group on v2.
+
+GL=239.1.2.7
+st=0
+ip -n ns1 link add link v1 name v1.200 type vlan id 200 &&
+	ip -n ns1 addr add 10.13.0.1/24 dev v1.200 &&
+	ip -n ns1 link set v1.200 up && wait_gid sroce1 10.13.0.1 || st=1
+gl1=$(gid_index sroce1 10.13.0.1)
+ktap_result "late VLAN: 10.13.0.1 of v1.200 is a GID of sroce1" $st \
+	"$(list_gids sroce1)"
+if [ $st -eq 0 ]; then
+	before=$(hw_counter sroce2 mcast_upper_join_err)
+	tx0=$(vlan_pkts ns1 v1.200 tx)
+	MC_RIF=v2.200 MC_AFTER_ATTACH="ip -n ns2 link add link v2 name v2.200 \
+type vlan id 200 && ip -n ns2 addr add 10.13.0.2/24 dev v2.200 && \
+ip -n ns2 link set v2.200 up" \
+		mc_traffic "late VLAN" $GL "$gl1" "$g2" 2 0x11111111 "$NMSG"
+	tx=$(($(vlan_pkts ns1 v1.200 tx) - tx0))
+	rx=$(vlan_pkts ns2 v2.200 rx 2>/dev/null || echo 0)
+	ktap_result "late VLAN: v2.200 created above v2 while 2 QPs are attached" \
+		"$mc_hook" "$(ip -n ns2 -d link show v2.200 2>&1)"
+	ktap_result "late VLAN: group $GL joined on v2.200 once it exists" \
+		"$mc_joined" "$(ip -n ns2 maddr show dev v2.200 2>&1)"
+	ktap_result "late VLAN: each of 2 attached QPs receives all $NMSG, once" \
+		"$mc_ok" "$mc_rout" "sender: $mc_sout"
+	ktap_result "late VLAN: the SENDs went out on v1.200, in on v2.200" \
+		"$([ "$tx" -ge "$NMSG" ] && [ "$rx" -ge "$NMSG" ]; echo $?)" \
+		"v1.200 tx +$tx, v2.200 rx $rx"
+	after=$(hw_counter sroce2 mcast_upper_join_err)
+	ktap_result "late VLAN: no failed upper join counted" \
+		"$([ "$after" = "$before" ]; echo $?)" \
+		"mcast_upper_join_err $before -> $after"
+
+	# Deleted while attached: a held reference would make `ip link del`
+	# wait forever for v2.200 to become free (hence the timeout).
+	rf=$(mktemp)
+	ip netns exec ns2 timeout 120 "$mc" -d sroce2 -g "$g2" -m $GL -q 1 \
+		-n 0 -t 30000 recv >"$rf" 2>&1 &
+	pid=$!
+	st=1
+	if wait_until 30 grep -q '^ready' "$rf"; then
+		in_group ns2 v2.200 $GL &&
+			timeout 60 ip -n ns2 link del v2.200 &&
+			in_group ns2 v2 $GL && st=0
+	fi
+	rpid=$(sed -n 's/^ready //p' "$rf")
+	[ -n "$rpid" ] && kill -USR1 "$rpid" 2>/dev/null
+	wait "$pid"
+	ktap_result "late VLAN: v2.200 deleted while attached, v2 still joined" \
+		$st "$(cat "$rf"; ip -n ns2 maddr show dev v2)"
+	rm -f "$rf"
+	st=0
+	in_group ns2 v2 $GL && st=1
+	ktap_result "late VLAN: group left on v2 after the last detach" $st \
+		"$(ip -n ns2 maddr show dev v2)"
+else
+	for st in 1 2 3 4 5 6 7; do
+		ktap_skip "late VLAN $st" "no VLAN GID on sroce1"
 	done
 fi
 
