@@ -77,7 +77,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	uint32_t ready;
 	int n = 0;
 
-	if (num_entries <= 0)
+	if (num_entries <= 0 || !sroce_queue_cons_maybe_ready(&scq->ring))
 		return 0;
 
 	pthread_spin_lock(&scq->lock);
@@ -117,6 +117,8 @@ static int sroce_cq_ex_start_poll(struct ibv_cq_ex *cq,
 
 	if (attr->comp_mask)
 		return EINVAL;
+	if (!sroce_queue_cons_maybe_ready(&scq->ring))
+		return ENOENT;
 	pthread_spin_lock(&scq->lock);
 	ret = sroce_cq_ex_load(scq);
 	if (ret)

@@ -177,6 +177,20 @@ static inline uint32_t sroce_queue_cons_ready(struct sroce_queue *q)
 }
 
 /*
+ * Without the consumer's lock: might a slot be ready?  False only when
+ * prod equalled cons at one moment, so an empty poll can return at once
+ * (what a busy-polling application does nearly every time); anything
+ * else is decided again under the lock by sroce_queue_cons_ready().
+ */
+static inline bool sroce_queue_cons_maybe_ready(struct sroce_queue *q)
+{
+	return atomic_load_explicit(sroce_queue_prod_ptr(q),
+				    memory_order_relaxed) !=
+	       atomic_load_explicit(sroce_queue_cons_ptr(q),
+				    memory_order_relaxed);
+}
+
+/*
  * The oldest unconsumed slot.  Only valid after sroce_queue_cons_ready()
  * returned non-zero under the same lock hold.  Copy the entry out before
  * sroce_queue_cons_advance(): after it the kernel may overwrite the slot.
