@@ -55,17 +55,43 @@ static bool sroce_comp_sent(struct sroce_qp *qp, u32 idx)
 
 /* ---- timers ---- */
 
+/*
+ * The retransmit timer is lazy: req.retrans_due is when the oldest
+ * unacknowledged packet times out, and the timer only guarantees to fire
+ * no later than that.  An ACK that acknowledges everything leaves the
+ * timer armed (it fires, finds nothing outstanding and stops), and a
+ * deadline pushed forward leaves an armed timer alone (it fires early
+ * and re-arms for the deadline).  A ping-pong exchange thus costs no
+ * timer operation per message instead of a mod_timer() and a
+ * del_timer(), each a lock of the timer base, on both halves of the
+ * critical path.
+ */
+
+/* The oldest unacknowledged packet gets a whole timeout from now. */
+void sroce_comp_retrans_restart(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (!req->timeout_jiffies || req->stopped)
+		return;
+	req->retrans_due = jiffies + req->timeout_jiffies;
+	req->retrans_idle = false;
+	if (!timer_pending(&req->retrans_timer))
+		mod_timer(&req->retrans_timer, req->retrans_due);
+}
+
 void sroce_comp_arm_retrans(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	if (req->timeout_jiffies && !req->stopped &&
-	    !timer_pending(&req->retrans_timer))
-		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+	/* The first packet after all was acked starts a new period. */
+	if (req->retrans_idle || !timer_pending(&req->retrans_timer))
+		sroce_comp_retrans_restart(qp);
 }
 
-/* Forward progress: restart the timer, or stop it when all is acked. */
+/* Forward progress: a new period for what is left, if anything is. */
 static void sroce_comp_progress(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -75,9 +101,9 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	req->retries_left = req->retry_cnt;
 	req->seq_retry_armed = false;
 	if (req->psn == req->una_psn)
-		del_timer(&req->retrans_timer);
-	else if (req->timeout_jiffies && !req->stopped)
-		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+		req->retrans_idle = true;
+	else
+		sroce_comp_retrans_restart(qp);
 }
 
 static void sroce_comp_retrans_timer(struct timer_list *t)
@@ -87,13 +113,19 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 
 	spin_lock_bh(&req->lock);
 	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
-	    req->rnr_wait || req->psn == req->una_psn) {
+	    req->rnr_wait || req->psn == req->una_psn || req->retrans_idle) {
+		sroce_req_unlock(qp);
+		return;
+	}
+	if (time_before(jiffies, req->retrans_due)) {
+		/* Fired for an earlier deadline (the timer is lazy). */
+		mod_timer(&req->retrans_timer, req->retrans_due);
 		sroce_req_unlock(qp);
 		return;
 	}
 	if (sroce_pfc_tx_paused(qp->sdev, qp->av.tclass)) {
 		/* PFC holds our priority: no retry could leave; wait. */
-		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+		sroce_comp_retrans_restart(qp);
 		sroce_req_unlock(qp);
 		return;
 	}
@@ -109,7 +141,7 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 		req->timer_deferred = true;
 		req->timer_defer_psn = req->una_psn;
 		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_TIMEOUT_DEFERRED);
-		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+		sroce_comp_retrans_restart(qp);
 		sroce_comp_unlock(qp);
 		return;
 	}

@@ -21,5 +21,7 @@ void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_comp_timers_setup(struct sroce_qp *qp);
 /* A request packet went out: make sure the retransmit timer runs. */
 void sroce_comp_arm_retrans(struct sroce_qp *qp);
+/* Give the oldest unacknowledged packet a whole timeout from now. */
+void sroce_comp_retrans_restart(struct sroce_qp *qp);
 
 #endif /* _SROCE_COMP_H */

@@ -26,6 +26,7 @@
 #include <linux/skbuff.h>
 #include <net/dcbnl.h>
 
+#include "comp.h"
 #include "counters.h"
 #include "device.h"
 #include "pfc.h"
@@ -69,9 +70,8 @@ static void sroce_pfc_resume_locked(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	if (!req->stopped && req->timeout_jiffies &&
-	    timer_pending(&req->retrans_timer))
-		mod_timer(&req->retrans_timer, jiffies + req->timeout_jiffies);
+	if (req->psn != req->una_psn && !req->rnr_wait)
+		sroce_comp_retrans_restart(qp);
 	sroce_task_schedule(qp);
 }
 

@@ -161,7 +161,9 @@ struct sroce_req {
 	u32 seq_retry_psn; /* PSN of the last sequence-error retry */
 	bool seq_retry_armed;
 
-	struct timer_list retrans_timer;
+	struct timer_list retrans_timer; /* lazy: see comp.c */
+	unsigned long retrans_due; /* the oldest unacked packet times out */
+	bool retrans_idle; /* all acked since retrans_due was set */
 	struct timer_list rnr_timer;
 	struct timer_list tail_timer; /* comp.c: the unrequested tail */
 	struct work_struct work; /* task.c; holds a QP reference while queued */
