@@ -17,6 +17,8 @@
 #                            SROCE_BENCH_SIZES="65536 ..." and
 #                            SROCE_BENCH_QPS="1 4" for part of the matrix,
 #                            SROCE_BENCH_ROUNDS=N runs per row and driver
+#                            (SROCE_BENCH_LAT_ROUNDS, default 7, for the
+#                            latency rows)
 #
 # rdma_rxe (Linux 6.1) only works in init_net, so its two devices sit on a
 # veth pair in init_net with policy routing that sends traffic between the
@@ -108,6 +110,9 @@ quick=
 [ "${1:-}" = --quick ] && quick=1
 mtu=${SROCE_BENCH_MTU:-1500}
 rounds=${SROCE_BENCH_ROUNDS:-3}
+# Latency rows are short and their runs spread more (10 % between runs of
+# one driver in one boot): more of them decide the median.
+lat_rounds=${SROCE_BENCH_LAT_ROUNDS:-7}
 out=${SROCE_RESULTS:-/tmp}
 csv=$out/bench.csv
 md=$out/bench.md
@@ -304,7 +309,7 @@ run_row() {
 }
 
 echo "label,test,size,qps,value,kernel_jiffies,bytes,runs" >"$csv"
-echo "# bench: MTU $mtu, $(nproc) vCPUs, $(uname -r), $rounds rounds"
+echo "# bench: MTU $mtu, $(nproc) vCPUs, $(uname -r), $rounds rounds ($lat_rounds for latency)"
 sides=
 only=${SROCE_BENCH_ONLY:-}	# "rxe" or "sroce" to run one side
 if [ "$only" != sroce ]; then
@@ -326,7 +331,8 @@ for tool in ${SROCE_BENCH_TOOLS:-ib_write_bw ib_send_bw ib_read_bw}; do
 done
 for tool in ${SROCE_BENCH_TOOLS:-ib_send_lat ib_write_lat}; do
 	case $tool in *_lat) ;; *) continue ;; esac
-	run_row "$tool" 2 1 -F -s 2 -n "$([ -n "$quick" ] && echo 200 || echo 2000)"
+	rounds=$lat_rounds run_row "$tool" 2 1 -F -s 2 \
+		-n "$([ -n "$quick" ] && echo 200 || echo 2000)"
 done
 teardown_rxe
 
