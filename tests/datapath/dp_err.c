@@ -823,6 +823,71 @@ out:
 	return rc;
 }
 
+/*
+ * An unsignaled WRITE, then a signaled type 1 BIND_MW: a local operation
+ * waits until every earlier WQE completed, i.e. for the WRITE's ACK, which
+ * the WRITE did not ask for.  The tail timer must ask although the bind is
+ * already fetched: the bind completes well within the retransmit timeout
+ * (timeout 20: 4.3 s), here within 1 s.
+ */
+static int e_tail_local(char *err, size_t el)
+{
+	struct e_param p = { 12, 20, 7, 7 };
+	struct ibv_mw_bind b = {};
+	struct ibv_mw *mw = NULL;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int ret, rc = -1;
+	int64_t t0;
+
+	if (e_pair(E_ALL_ACCESS, &p, err, el))
+		return -1;
+	mr = ibv_reg_mr(R->pd, R->buf + R->size / 2, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_MW_BIND);
+	if (!mr) {
+		snprintf(err, el, "reg_mr with MW_BIND: %s", strerror(errno));
+		return -1;
+	}
+	mw = ibv_alloc_mw(R->pd, IBV_MW_TYPE_1);
+	if (!mw) {
+		snprintf(err, el, "alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	t0 = e_now_us();
+	ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7c00, (uintptr_t)R->buf, 8,
+			   R->mr->lkey, srv.addr, srv.rkey, 0);
+	if (ret) {
+		snprintf(err, el, "unsignaled WRITE: %s", strerror(ret));
+		goto out;
+	}
+	b.wr_id = 0x7c01;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = mr;
+	b.bind_info.addr = (uintptr_t)mr->addr;
+	b.bind_info.length = 1024;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	ret = ibv_bind_mw(C.qp, mw, &b);
+	if (ret) {
+		snprintf(err, el, "bind: %s", strerror(ret));
+		goto out;
+	}
+	if (e_poll(C.scq, &wc, 1000) || wc.wr_id != 0x7c01 ||
+	    wc.status != IBV_WC_SUCCESS) {
+		snprintf(err, el, "no bind completion within 1 s (%lld ms)",
+			 (long long)(e_now_us() - t0) / 1000);
+		goto out;
+	}
+	snprintf(e_note, sizeof(e_note), " (%lld ms)",
+		 (long long)(e_now_us() - t0) / 1000);
+	rc = 0;
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	ibv_dereg_mr(mr);
+	return rc;
+}
+
 #define E_NO(a) (E_ALL_ACCESS & ~(a))
 
 static const char *const e_names[] = {
@@ -845,6 +910,7 @@ static const char *const e_names[] = {
 	"MW bind past the MR's end: ibv_bind_mw EINVAL, nothing completes",
 	"MW type 2 bind on an MR without MW_BIND: MW_BIND_ERR, then flush",
 	"unsignaled WRITE tail: SQ slots back within 1 s, then SUCCESS",
+	"unsignaled WRITE, then BIND_MW: the bind completes within 1 s",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -899,6 +965,8 @@ static int e_case(int i, char *err, size_t el)
 		return e_mw(i - 15, err, el);
 	case 18:
 		return e_tail(err, el);
+	case 19:
+		return e_tail_local(err, el);
 	default:
 		return -1;
 	}
