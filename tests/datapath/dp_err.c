@@ -888,6 +888,41 @@ out:
 	return rc;
 }
 
+/*
+ * A signaled READ of the server's MR page, then an unsignaled WRITE
+ * (ACK coalescing: it asks for none): both complete, the WRITE shown by
+ * a signaled WRITE after it.  With the READ's responses slowed down
+ * (t-datapath sets rx_delay_us on the client), t-datapath checks on the
+ * server that the tail timer waited for them: only the WRITE came again,
+ * not the READ.
+ */
+static int e_tail_read(char *err, size_t el)
+{
+	struct e_param p = { 12, 20, 7, 7 };
+	uint64_t laddr = (uintptr_t)R->buf + R->size / 2;
+	uint32_t lkey = R->mr->lkey;
+	int ret;
+
+	if (e_pair(E_ALL_ACCESS, &p, err, el))
+		return -1;
+	if (e_post(IBV_WR_RDMA_READ, 0x7d00, laddr, E_PAGE, lkey, srv.addr,
+		   srv.rkey, err, el))
+		return -1;
+	ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7d01, laddr, 8, lkey,
+			   srv.addr, srv.rkey, 0);
+	if (ret) {
+		snprintf(err, el, "unsignaled WRITE: %s", strerror(ret));
+		return -1;
+	}
+	if (e_expect(0x7d00, IBV_WC_SUCCESS, E_WAIT_MS, "READ", err, el) ||
+	    e_post(IBV_WR_RDMA_WRITE, 0x7d02, laddr, 8, lkey, srv.addr + 8,
+		   srv.rkey, err, el) ||
+	    e_expect(0x7d02, IBV_WC_SUCCESS, E_WAIT_MS, "signaled WRITE", err,
+		     el))
+		return -1;
+	return 0;
+}
+
 #define E_NO(a) (E_ALL_ACCESS & ~(a))
 
 static const char *const e_names[] = {
@@ -911,6 +946,7 @@ static const char *const e_names[] = {
 	"MW type 2 bind on an MR without MW_BIND: MW_BIND_ERR, then flush",
 	"unsignaled WRITE tail: SQ slots back within 1 s, then SUCCESS",
 	"unsignaled WRITE, then BIND_MW: the bind completes within 1 s",
+	"READ, then an unsignaled WRITE: both complete",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -967,6 +1003,8 @@ static int e_case(int i, char *err, size_t el)
 		return e_tail(err, el);
 	case 19:
 		return e_tail_local(err, el);
+	case 20:
+		return e_tail_read(err, el);
 	default:
 		return -1;
 	}
