@@ -29,6 +29,16 @@ struct sroce_cq {
 	 */
 	pthread_spinlock_t lock;
 	struct sroce_queue ring; /* guarded by lock; kernel produces */
+	/*
+	 * The headers of the rings resize_cq replaced, left mapped (as
+	 * empty rings) for lockless empty checks that may still read them
+	 * (poll.c); unmapped by destroy.  Guarded by lock.
+	 */
+	struct sroce_cq_retired {
+		void *addr;
+		size_t size;
+	} *retired;
+	unsigned int nretired;
 	uint64_t wc_flags; /* IBV_WC_EX_WITH_* asked at create_cq_ex */
 	/*
 	 * The entry an extended-CQ poll (start_poll .. end_poll) is reading,
