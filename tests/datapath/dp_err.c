@@ -711,6 +711,18 @@ static int e_send_inv(char *err, size_t el)
 	return e_srv_state(IBV_QPS_ERR, err, el);
 }
 
+/* A signaled bind of @len bytes at the start of @mr, remote write. */
+static void e_bind_fill(struct ibv_mw_bind *b, uint64_t wr_id,
+			struct ibv_mr *mr, uint64_t len)
+{
+	b->wr_id = wr_id;
+	b->send_flags = IBV_SEND_SIGNALED;
+	b->bind_info.mr = mr;
+	b->bind_info.addr = (uintptr_t)mr->addr;
+	b->bind_info.length = len;
+	b->bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+}
+
 /*
  * Memory windows, on the client's fresh QP.  @c 0: a type 1 window bound
  * to an MR with MW_BIND completes (IBV_WC_BIND_MW); the MR cannot be
@@ -747,12 +759,7 @@ static int e_mw(int c, char *err, size_t el)
 		snprintf(err, el, "alloc_mw: %s", strerror(errno));
 		goto out;
 	}
-	b.wr_id = 0x3b1d;
-	b.send_flags = IBV_SEND_SIGNALED;
-	b.bind_info.mr = target;
-	b.bind_info.addr = (uintptr_t)target->addr;
-	b.bind_info.length = c == 1 ? target->length + 1 : 1024;
-	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	e_bind_fill(&b, 0x3b1d, target, c == 1 ? target->length + 1 : 1024);
 	if (c == 2) {
 		wr.wr_id = 0x3b1d;
 		wr.opcode = IBV_WR_BIND_MW;
@@ -861,12 +868,7 @@ static int e_tail_local(char *err, size_t el)
 		snprintf(err, el, "unsignaled WRITE: %s", strerror(ret));
 		goto out;
 	}
-	b.wr_id = 0x7c01;
-	b.send_flags = IBV_SEND_SIGNALED;
-	b.bind_info.mr = mr;
-	b.bind_info.addr = (uintptr_t)mr->addr;
-	b.bind_info.length = 1024;
-	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	e_bind_fill(&b, 0x7c01, mr, 1024);
 	ret = ibv_bind_mw(C.qp, mw, &b);
 	if (ret) {
 		snprintf(err, el, "bind: %s", strerror(ret));
