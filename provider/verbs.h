@@ -21,6 +21,12 @@
 #include "abi.h"
 #include "queue.h"
 
+/* A ring header resize_cq replaced, still mapped (sroce_queue_retire()). */
+struct sroce_cq_retired {
+	void *addr;
+	size_t size;
+};
+
 struct sroce_cq {
 	struct verbs_cq vcq; /* must be first: libibverbs' view of the CQ */
 	/*
@@ -34,10 +40,7 @@ struct sroce_cq {
 	 * empty rings) for lockless empty checks that may still read them
 	 * (poll.c); unmapped by destroy.  Guarded by lock.
 	 */
-	struct sroce_cq_retired {
-		void *addr;
-		size_t size;
-	} *retired;
+	struct sroce_cq_retired *retired;
 	unsigned int nretired;
 	uint64_t wc_flags; /* IBV_WC_EX_WITH_* asked at create_cq_ex */
 	/*
