@@ -535,11 +535,12 @@ static int e_retry(enum ibv_qp_state state, char *err, size_t el)
  * with SUCCESS and no other completion comes first.  (Without coalescing each
  * WRITE is acknowledged at once and the SQ never fills.)
  */
-static int e_tail(char *err, size_t el)
+static int e_tail(int sqd, char *err, size_t el)
 {
 	struct e_param p = { 12, 20, 7, 7 };
 	uint64_t laddr = (uintptr_t)R->buf;
 	uint32_t lkey = R->mr->lkey;
+	struct ibv_qp_attr qa = {};
 	int64_t t0, us;
 	int n, ret = 0;
 
@@ -553,6 +554,17 @@ static int e_tail(char *err, size_t el)
 	}
 	if (ret && ret != ENOMEM) {
 		snprintf(err, el, "unsignaled WRITE %d: %s", n, strerror(ret));
+		return -1;
+	}
+	/* @sqd: to SQD at once (before the tail timer), back to RTS later. */
+	qa.qp_state = IBV_QPS_SQD;
+	if (sqd && ibv_modify_qp(C.qp, &qa, IBV_QP_STATE)) {
+		snprintf(err, el, "modify to SQD: %s", strerror(errno));
+		return -1;
+	}
+	qa.qp_state = IBV_QPS_RTS;
+	if (sqd && (usleep(20000), ibv_modify_qp(C.qp, &qa, IBV_QP_STATE))) {
+		snprintf(err, el, "modify SQD -> RTS: %s", strerror(errno));
 		return -1;
 	}
 	t0 = e_now_us();
@@ -949,6 +961,7 @@ static const char *const e_names[] = {
 	"unsignaled WRITE tail: SQ slots back within 1 s, then SUCCESS",
 	"unsignaled WRITE, then BIND_MW: the bind completes within 1 s",
 	"READ, then an unsignaled WRITE: both complete",
+	"unsignaled WRITE tail, SQD and back to RTS: SQ slots back within 1 s",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -1002,7 +1015,8 @@ static int e_case(int i, char *err, size_t el)
 	case 17:
 		return e_mw(i - 15, err, el);
 	case 18:
-		return e_tail(err, el);
+	case 21:
+		return e_tail(i == 21, err, el);
 	case 19:
 		return e_tail_local(err, el);
 	case 20:
