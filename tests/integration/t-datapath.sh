@@ -12,10 +12,10 @@
 # responder, remote access violations (rkey, MR bounds, MR access rights,
 # misaligned atomic) with the responder's QP state, its flushed receive and
 # the memory around the MR checked, local protection / length errors, and
-# an unsignaled tail, alone, across SQD -> RTS and before a BIND_MW
-# (ACK coalescing: the
-# tail timer, counter req_tail_probes, gets its SQ slots back and the bind
-# done; the IPv6 run has coalescing off on the client).  dp_test's own KTAP results are relayed one by one; the run is repeated
+# an unsignaled tail, alone, across SQD -> RTS and before a BIND_MW (ACK
+# coalescing: the tail timer, counter req_tail_probes, gets its SQ slots
+# back and the bind done; the IPv6 run has coalescing off on the client).
+# dp_test's own KTAP results are relayed one by one; the run is repeated
 # over IPv6, and once more over IPv4 with the client posting every send
 # through the extended API (ibv_create_qp_ex + ibv_wr_*, dp_test -X) plus
 # that API's own checks (batch all-or-nothing, wr_abort, invalid setters,
