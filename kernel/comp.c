@@ -173,6 +173,22 @@ static void sroce_comp_rnr_timer(struct timer_list *t)
 }
 
 /*
+ * Will the requester send more without an ACK first?  A fetched WQE it
+ * has not sent yet normally goes as soon as the window, PFC or pacing
+ * lets it, and asks if it needs to; a local operation (REG_MR, LOCAL_INV,
+ * BIND_MW) waits for every earlier WQE to complete, that is for the ACK
+ * of the tail: it sends nothing until then.
+ */
+static bool sroce_comp_tail_more(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	return req->next != req->fetched &&
+	       !sroce_fr_local_op(sroce_req_swqe(qp, req->next)->wqe.opcode);
+}
+
+/*
  * The newest packet asked for no ACK (an unsignaled message's last one,
  * req_pkt.c), the requester sent nothing since and every ACK it asked for
  * is in (a slow responder is not a lost tail): nothing more may come
@@ -190,7 +206,7 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 	spin_lock_bh(&req->lock);
 	if (!req->tail_unreq || req->stopped || req->error ||
 	    req->state != IB_QPS_RTS || req->rnr_wait ||
-	    req->psn == req->una_psn || req->next != req->fetched) {
+	    req->psn == req->una_psn || sroce_comp_tail_more(qp)) {
 		/* Asked since, nothing to ask for, or more is on its way. */
 		sroce_req_unlock(qp);
 		return;

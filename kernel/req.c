@@ -127,6 +127,23 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	del_timer(&req->tail_timer);
 }
 
+/*
+ * Back in RTS from SQD: the retransmit and tail timers stop re-arming
+ * outside RTS, so what is still unacknowledged gets them again here (else
+ * it would wait for the next post).
+ */
+static void sroce_req_resume_timers(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (req->psn == req->una_psn || req->error || req->rnr_wait)
+		return;
+	sroce_comp_retrans_restart(qp);
+	if (req->tail_unreq && !req->stopped)
+		mod_timer(&req->tail_timer, jiffies + SROCE_REQ_TAIL_JIFFIES);
+}
+
 void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		      int mask, enum ib_qp_state cur, enum ib_qp_state next)
 {
@@ -166,6 +183,8 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (next == IB_QPS_RESET)
 		sroce_req_reset_locked(qp);
 	req->state = next;
+	if (cur == IB_QPS_SQD && next == IB_QPS_RTS)
+		sroce_req_resume_timers(qp);
 	spin_unlock(&req->lock);
 }
 

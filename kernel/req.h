@@ -133,7 +133,7 @@ struct sroce_req {
 	 */
 	bool tail_unreq;
 	unsigned long tail_stamp;
-	u32 ackreq_psn; /* the newest SEND/WRITE packet that asked */
+	u32 ackreq_psn; /* the newest packet that asked, or READ/atomic */
 	/* After a go-back-N, every message up to resend_end asks for an ACK. */
 	bool resend;
 	u32 resend_end;

@@ -205,11 +205,17 @@ static void sroce_req_after_xmit(struct sroce_qp *qp, bool last, bool ackreq)
 
 	if (rc) {
 		u32 op = sroce_req_swqe(qp, req->next)->wqe.opcode;
+		bool rd = sroce_wr_is_rd_atomic(op);
 
 		sroce_comp_arm_retrans(qp);
-		/* READ and atomic requests are answered whatever they ask. */
-		req->tail_unreq = !ackreq && !sroce_wr_is_rd_atomic(op);
-		if (ackreq && !sroce_wr_is_rd_atomic(op))
+		/*
+		 * READ and atomic requests are answered whatever they ask,
+		 * up to their last response PSN: the tail timer waits for
+		 * those answers as for an asked-for ACK, rather than go back
+		 * into a READ whose responses are still coming.
+		 */
+		req->tail_unreq = !ackreq && !rd;
+		if (ackreq || rd)
 			req->ackreq_psn =
 				sroce_psn_add(req->psn, SROCE_PSN_MAX);
 		if (req->tail_unreq) {

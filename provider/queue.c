@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "queue.h"
 
@@ -90,6 +91,24 @@ int sroce_queue_map(struct sroce_queue *q, int cmd_fd, uint64_t offset,
 	q->mask = q->nslots - 1;
 	q->slot_size = slot_size;
 	return 0;
+}
+
+size_t sroce_queue_retire(struct sroce_queue *q)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = q->map_size;
+	void *hdr = q->hdr;
+
+	/* If the zero page cannot replace it, the whole ring stays mapped. */
+	if (size >= page &&
+	    mmap(hdr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == hdr) {
+		if (size > page)
+			munmap((uint8_t *)hdr + page, size - page);
+		size = page;
+	}
+	memset(q, 0, sizeof(*q));
+	return size;
 }
 
 void sroce_queue_unmap(struct sroce_queue *q)

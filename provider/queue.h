@@ -79,6 +79,14 @@ int sroce_queue_map(struct sroce_queue *q, int cmd_fd, uint64_t offset,
 		    uint32_t size, uint32_t min_slots, uint32_t min_slot_size);
 /* Unmap a ring; a no-op on one that was never mapped. */
 void sroce_queue_unmap(struct sroce_queue *q);
+/*
+ * Take @q out of use while a lockless reader may still be reading its
+ * header (sroce_queue_cons_maybe_ready()): the header's page becomes an
+ * anonymous zero page (prod == cons: an empty ring), the rest is unmapped.
+ * Returns the bytes left mapped at the old header address, for the
+ * caller to munmap() once no reader can be there (destroy).
+ */
+size_t sroce_queue_retire(struct sroce_queue *q);
 
 static inline bool sroce_queue_is_mapped(const struct sroce_queue *q)
 {
@@ -181,6 +189,8 @@ static inline uint32_t sroce_queue_cons_ready(struct sroce_queue *q)
  * prod equalled cons at one moment, so an empty poll can return at once
  * (what a busy-polling application does nearly every time); anything
  * else is decided again under the lock by sroce_queue_cons_ready().
+ * resize_cq leaves a replaced ring's header mapped, as an empty ring,
+ * until destroy (sroce_queue_retire()): a racing check reads no hole.
  */
 static inline bool sroce_queue_cons_maybe_ready(struct sroce_queue *q)
 {

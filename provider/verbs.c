@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rdma/sroce-abi.h>
 
@@ -205,6 +206,11 @@ static struct sroce_cq *sroce_cq_alloc(void)
 
 static void sroce_cq_free(struct sroce_cq *scq)
 {
+	unsigned int i;
+
+	for (i = 0; i < scq->nretired; i++)
+		munmap(scq->retired[i].addr, scq->retired[i].size);
+	free(scq->retired);
 	pthread_spin_destroy(&scq->lock);
 	free(scq);
 }
@@ -298,11 +304,20 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct sroce_cq *scq = to_scq(ibcq);
 	struct sroce_resize_cq_uresp resp = {};
+	struct sroce_cq_retired *retired;
 	struct ibv_resize_cq cmd = {};
-	struct sroce_queue ring;
+	struct sroce_queue ring, old;
 	int ret;
 
 	pthread_spin_lock(&scq->lock);
+	/* Room to keep the old ring's header before anything changes. */
+	retired = realloc(scq->retired,
+			  (scq->nretired + 1) * sizeof(*scq->retired));
+	if (!retired) {
+		ret = ENOMEM;
+		goto out;
+	}
+	scq->retired = retired;
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret)
@@ -317,8 +332,15 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (ret)
 		goto out;
 
-	sroce_queue_unmap(&scq->ring);
+	/*
+	 * A poll checking for emptiness without the lock may have read the
+	 * old header's address: swap first, then leave an empty ring there.
+	 */
+	old = scq->ring;
 	scq->ring = ring;
+	retired[scq->nretired].addr = old.hdr;
+	retired[scq->nretired].size = sroce_queue_retire(&old);
+	scq->nretired++;
 out:
 	pthread_spin_unlock(&scq->lock);
 	return ret;

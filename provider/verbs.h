@@ -21,6 +21,12 @@
 #include "abi.h"
 #include "queue.h"
 
+/* A ring header resize_cq replaced, still mapped (sroce_queue_retire()). */
+struct sroce_cq_retired {
+	void *addr;
+	size_t size;
+};
+
 struct sroce_cq {
 	struct verbs_cq vcq; /* must be first: libibverbs' view of the CQ */
 	/*
@@ -29,6 +35,13 @@ struct sroce_cq {
 	 */
 	pthread_spinlock_t lock;
 	struct sroce_queue ring; /* guarded by lock; kernel produces */
+	/*
+	 * The headers of the rings resize_cq replaced, left mapped (as
+	 * empty rings) for lockless empty checks that may still read them
+	 * (poll.c); unmapped by destroy.  Guarded by lock.
+	 */
+	struct sroce_cq_retired *retired;
+	unsigned int nretired;
 	uint64_t wc_flags; /* IBV_WC_EX_WITH_* asked at create_cq_ex */
 	/*
 	 * The entry an extended-CQ poll (start_poll .. end_poll) is reading,

@@ -535,11 +535,12 @@ static int e_retry(enum ibv_qp_state state, char *err, size_t el)
  * with SUCCESS and no other completion comes first.  (Without coalescing each
  * WRITE is acknowledged at once and the SQ never fills.)
  */
-static int e_tail(char *err, size_t el)
+static int e_tail(int sqd, char *err, size_t el)
 {
 	struct e_param p = { 12, 20, 7, 7 };
 	uint64_t laddr = (uintptr_t)R->buf;
 	uint32_t lkey = R->mr->lkey;
+	struct ibv_qp_attr qa = {};
 	int64_t t0, us;
 	int n, ret = 0;
 
@@ -553,6 +554,17 @@ static int e_tail(char *err, size_t el)
 	}
 	if (ret && ret != ENOMEM) {
 		snprintf(err, el, "unsignaled WRITE %d: %s", n, strerror(ret));
+		return -1;
+	}
+	/* @sqd: to SQD at once (before the tail timer), back to RTS later. */
+	qa.qp_state = IBV_QPS_SQD;
+	if (sqd && ibv_modify_qp(C.qp, &qa, IBV_QP_STATE)) {
+		snprintf(err, el, "modify to SQD: %s", strerror(errno));
+		return -1;
+	}
+	qa.qp_state = IBV_QPS_RTS;
+	if (sqd && (usleep(20000), ibv_modify_qp(C.qp, &qa, IBV_QP_STATE))) {
+		snprintf(err, el, "modify SQD -> RTS: %s", strerror(errno));
 		return -1;
 	}
 	t0 = e_now_us();
@@ -711,6 +723,18 @@ static int e_send_inv(char *err, size_t el)
 	return e_srv_state(IBV_QPS_ERR, err, el);
 }
 
+/* A signaled bind of @len bytes at the start of @mr, remote write. */
+static void e_bind_fill(struct ibv_mw_bind *b, uint64_t wr_id,
+			struct ibv_mr *mr, uint64_t len)
+{
+	b->wr_id = wr_id;
+	b->send_flags = IBV_SEND_SIGNALED;
+	b->bind_info.mr = mr;
+	b->bind_info.addr = (uintptr_t)mr->addr;
+	b->bind_info.length = len;
+	b->bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+}
+
 /*
  * Memory windows, on the client's fresh QP.  @c 0: a type 1 window bound
  * to an MR with MW_BIND completes (IBV_WC_BIND_MW); the MR cannot be
@@ -747,12 +771,7 @@ static int e_mw(int c, char *err, size_t el)
 		snprintf(err, el, "alloc_mw: %s", strerror(errno));
 		goto out;
 	}
-	b.wr_id = 0x3b1d;
-	b.send_flags = IBV_SEND_SIGNALED;
-	b.bind_info.mr = target;
-	b.bind_info.addr = (uintptr_t)target->addr;
-	b.bind_info.length = c == 1 ? target->length + 1 : 1024;
-	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	e_bind_fill(&b, 0x3b1d, target, c == 1 ? target->length + 1 : 1024);
 	if (c == 2) {
 		wr.wr_id = 0x3b1d;
 		wr.opcode = IBV_WR_BIND_MW;
@@ -823,6 +842,101 @@ out:
 	return rc;
 }
 
+/*
+ * An unsignaled WRITE, then a signaled type 1 BIND_MW: a local operation
+ * waits until every earlier WQE completed, i.e. for the WRITE's ACK, which
+ * the WRITE did not ask for.  The tail timer must ask although the bind is
+ * already fetched: the bind completes well within the retransmit timeout
+ * (timeout 20: 4.3 s), here within 1 s.
+ */
+static int e_tail_local(char *err, size_t el)
+{
+	struct e_param p = { 12, 20, 7, 7 };
+	struct ibv_mw_bind b = {};
+	struct ibv_mw *mw = NULL;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int ret, rc = -1;
+	int64_t t0;
+
+	if (e_pair(E_ALL_ACCESS, &p, err, el))
+		return -1;
+	mr = ibv_reg_mr(R->pd, R->buf + R->size / 2, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_MW_BIND);
+	if (!mr) {
+		snprintf(err, el, "reg_mr with MW_BIND: %s", strerror(errno));
+		return -1;
+	}
+	mw = ibv_alloc_mw(R->pd, IBV_MW_TYPE_1);
+	if (!mw) {
+		snprintf(err, el, "alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	t0 = e_now_us();
+	ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7c00, (uintptr_t)R->buf, 8,
+			   R->mr->lkey, srv.addr, srv.rkey, 0);
+	if (ret) {
+		snprintf(err, el, "unsignaled WRITE: %s", strerror(ret));
+		goto out;
+	}
+	e_bind_fill(&b, 0x7c01, mr, 1024);
+	ret = ibv_bind_mw(C.qp, mw, &b);
+	if (ret) {
+		snprintf(err, el, "bind: %s", strerror(ret));
+		goto out;
+	}
+	if (e_poll(C.scq, &wc, 1000) || wc.wr_id != 0x7c01 ||
+	    wc.status != IBV_WC_SUCCESS) {
+		snprintf(err, el, "no bind completion within 1 s (%lld ms)",
+			 (long long)(e_now_us() - t0) / 1000);
+		goto out;
+	}
+	snprintf(e_note, sizeof(e_note), " (%lld ms)",
+		 (long long)(e_now_us() - t0) / 1000);
+	rc = 0;
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	ibv_dereg_mr(mr);
+	return rc;
+}
+
+/*
+ * A signaled READ of the server's MR page, then an unsignaled WRITE
+ * (ACK coalescing: it asks for none): both complete, the WRITE shown by
+ * a signaled WRITE after it.  With the READ's responses slowed down
+ * (t-datapath sets rx_delay_us on the client), t-datapath checks on the
+ * server that the tail timer waited for them: only the WRITE came again,
+ * not the READ.
+ */
+static int e_tail_read(char *err, size_t el)
+{
+	struct e_param p = { 12, 20, 7, 7 };
+	uint64_t laddr = (uintptr_t)R->buf + R->size / 2;
+	uint32_t lkey = R->mr->lkey;
+	int ret;
+
+	if (e_pair(E_ALL_ACCESS, &p, err, el))
+		return -1;
+	if (e_post(IBV_WR_RDMA_READ, 0x7d00, laddr, E_PAGE, lkey, srv.addr,
+		   srv.rkey, err, el))
+		return -1;
+	ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7d01, laddr, 8, lkey,
+			   srv.addr, srv.rkey, 0);
+	if (ret) {
+		snprintf(err, el, "unsignaled WRITE: %s", strerror(ret));
+		return -1;
+	}
+	if (e_expect(0x7d00, IBV_WC_SUCCESS, E_WAIT_MS, "READ", err, el) ||
+	    e_post(IBV_WR_RDMA_WRITE, 0x7d02, laddr, 8, lkey, srv.addr + 8,
+		   srv.rkey, err, el) ||
+	    e_expect(0x7d02, IBV_WC_SUCCESS, E_WAIT_MS, "signaled WRITE", err,
+		     el))
+		return -1;
+	return 0;
+}
+
 #define E_NO(a) (E_ALL_ACCESS & ~(a))
 
 static const char *const e_names[] = {
@@ -845,6 +959,9 @@ static const char *const e_names[] = {
 	"MW bind past the MR's end: ibv_bind_mw EINVAL, nothing completes",
 	"MW type 2 bind on an MR without MW_BIND: MW_BIND_ERR, then flush",
 	"unsignaled WRITE tail: SQ slots back within 1 s, then SUCCESS",
+	"unsignaled WRITE, then BIND_MW: the bind completes within 1 s",
+	"READ, then an unsignaled WRITE: both complete",
+	"unsignaled WRITE tail, SQD and back to RTS: SQ slots back within 1 s",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -898,7 +1015,12 @@ static int e_case(int i, char *err, size_t el)
 	case 17:
 		return e_mw(i - 15, err, el);
 	case 18:
-		return e_tail(err, el);
+	case 21:
+		return e_tail(i == 21, err, el);
+	case 19:
+		return e_tail_local(err, el);
+	case 20:
+		return e_tail_read(err, el);
 	default:
 		return -1;
 	}

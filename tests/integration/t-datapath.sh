@@ -12,9 +12,10 @@
 # responder, remote access violations (rkey, MR bounds, MR access rights,
 # misaligned atomic) with the responder's QP state, its flushed receive and
 # the memory around the MR checked, local protection / length errors, and
-# an unsignaled tail (ACK coalescing: the tail timer, counter
-# req_tail_probes, gets its SQ slots back; the IPv6 run has coalescing off
-# on the client).  dp_test's own KTAP results are relayed one by one; the run is repeated
+# an unsignaled tail, alone, across SQD -> RTS and before a BIND_MW (ACK
+# coalescing: the tail timer, counter req_tail_probes, gets its SQ slots
+# back and the bind done; the IPv6 run has coalescing off on the client).
+# dp_test's own KTAP results are relayed one by one; the run is repeated
 # over IPv6, and once more over IPv4 with the client posting every send
 # through the extended API (ibv_create_qp_ex + ibv_wr_*, dp_test -X) plus
 # that API's own checks (batch all-or-nothing, wr_abort, invalid setters,
@@ -42,7 +43,7 @@ fi
 p4=$("$dp" -P -n "$N4")
 p6=$("$dp" -P -n "$N6")
 px=$("$dp" -P -X -n "$NX")
-ktap_begin $((3 + p4 + 1 + 1 + p6 + 1 + 1 + px + 1)) \
+ktap_begin $((3 + p4 + 1 + 1 + p6 + 1 + 1 + px + 1 + 1)) \
 	"dp_test between two sroce devices"
 
 ktap_pass "dp_test built ($dp)"
@@ -95,5 +96,23 @@ ktap_result "IPv6, ack_coalesce 0: no tail to ask for" $? \
 	"req_tail_probes $probes1 -> $probes2"
 run_dp "IPv4 ibv_wr" "$px" 18517 10.11.0.2 10.11.0.1 10.11.0.2 -n "$NX" \
 	-m 1048576 -X
+
+# An unsignaled WRITE behind a READ whose responses the client receives
+# slowly (rx_delay_us: each steered packet waits 2 ms): the tail timer
+# waits for the READ's last response before it asks, so the server sees
+# the WRITE again (the probe) but not the READ (dp_err case 20).
+g1=$(gid_index sroce1 10.11.0.1)
+g2=$(gid_index sroce2 10.11.0.2)
+dup0=$(hw_counter sroce2 duplicate_request)
+echo 2000 >/sys/class/infiniband/sroce1/rx_delay_us
+PAIR_PORT=18519 run_pair "$DP_TIMEOUT" ns2 "$dp -d sroce2 -g $g2 -p 18519" \
+	ns1 "$dp -d sroce1 -g $g1 -p 18519 -c 10.11.0.2 -e 20"
+ok=$?
+echo 0 >/sys/class/infiniband/sroce1/rx_delay_us
+dup1=$(hw_counter sroce2 duplicate_request)
+diag "READ + unsignaled WRITE: $(grep -h '^ok\|^not ok' <<<"$pair_cout")"
+[ $ok -eq 0 ] && grep -q '^ok 1 ' <<<"$pair_cout" && [ $((dup1 - dup0)) -le 1 ]
+ktap_result "unsignaled WRITE behind a slow READ: only the WRITE is asked for again" \
+	$? "duplicate_request $dup0 -> $dup1" "$(tail -n 20 <<<"$pair_out")"
 
 ktap_done

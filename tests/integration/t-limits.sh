@@ -9,7 +9,9 @@
 # it held before (nothing leaked, no partial state).  Then SRQ resizing
 # (tests/datapath/dp_srqresize): refused below the posted WQEs or beyond
 # max_srq_wr, grown and shrunk with receives posted, which complete in
-# posting order with their data (UD loopback on sroce1).
+# posting order with their data (UD loopback on sroce1).  Then CQ resizing
+# while another thread polls the CQ (tests/datapath/dp_cqresize): the
+# provider's lockless empty check must never read an unmapped ring.
 #
 # Every kind runs, QP (16384) and AH (65536) included: about 6 s and 14 s
 # under TCG since destroy no longer waits for an RCU grace period per
@@ -26,9 +28,11 @@ here=$(dirname "${BASH_SOURCE[0]}")
 lim=$(dp_tool dp_limits)
 sz=$(dp_tool dp_srqresize)
 nsz=$("$sz" -P 2>/dev/null || echo 1)
+cr=$(dp_tool dp_cqresize)
+ncr=$("$cr" -P 2>/dev/null || echo 1)
 kinds=(pd mr mw cq srq qp ah)
-ktap_begin $((3 + 2 * ${#kinds[@]} + 1 + nsz + 1)) \
-	"advertised object limits, SRQ resize"
+ktap_begin $((3 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
+	"advertised object limits, SRQ and CQ resize"
 
 ktap_result "dp_limits and dp_srqresize built (make -C tests/datapath)" \
 	"$([ -n "$lim" ] && [ -n "$sz" ]; echo $?)"
@@ -71,6 +75,11 @@ done
 
 out=$(ip netns exec ns1 timeout 120 "$sz" -d sroce1 -g "$g" 2>&1)
 relay_tool "srq resize: " "$nsz" $? "$out"
+
+# --- CQ resize while another thread polls (dp_cqresize) -----------------------
+
+out=$(ip netns exec ns1 timeout 300 "${cr:-false}" -d sroce1 2>&1)
+relay_tool "cq resize: " "$ncr" $? "$out"
 
 after=$(rdma resource show sroce1)
 ktap_result "the device holds what it held before" \
