@@ -64,6 +64,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RESP_INVALID_REQ] = { .name = "resp_invalid_request" },
 	[SROCE_CNT_RESP_UC_DROP] = { .name = "rx_drop_uc_msg" },
 	[SROCE_CNT_RESP_ACKS] = { .name = "resp_acks_sent" },
+	[SROCE_CNT_RESP_DELAYED_ACKS] = { .name = "resp_delayed_acks" },
 	[SROCE_CNT_RX_STEERED] = { .name = "rx_steered_pkts" },
 	[SROCE_CNT_RX_DROP_BACKLOG] = { .name = "rx_drop_backlog" },
 	[SROCE_CNT_TX_BATCHES] = { .name = "tx_batches" },

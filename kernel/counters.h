@@ -107,6 +107,8 @@ enum sroce_counter {
 	SROCE_CNT_RESP_UC_DROP,
 	/* Responder: ACKs and NAKs sent. */
 	SROCE_CNT_RESP_ACKS,
+	/* ACKs of message ends that asked for none, sent by the ack timer. */
+	SROCE_CNT_RESP_DELAYED_ACKS,
 	/* Packets handed to another CPU for processing (rxq.h). */
 	SROCE_CNT_RX_STEERED,
 	/* Dropped: too many packets of the QP waiting for that CPU. */

@@ -515,11 +515,31 @@ static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	/*
 	 * ACK what the requester asks for (it asks at the end of every
 	 * message it needs completed, rdma_rxe and sroce alike) and every
-	 * SROCE_RESP_ACK_BATCH packets; a later ACK covers the rest.
+	 * SROCE_RESP_ACK_BATCH packets; a later ACK covers the rest, and a
+	 * message end nothing covers is acknowledged by the ack_timer.
 	 */
 	if (++r->unacked >= SROCE_RESP_ACK_BATCH ||
 	    sroce_bth_ackreq(sroce_rx_bth(skb)))
 		sroce_resp_ack(c, cb->psn);
+	else if (flags & SROCE_OPF_END && !timer_pending(&r->ack_timer))
+		mod_timer(&r->ack_timer, jiffies + SROCE_RESP_ACK_DELAY);
+}
+
+/* The delayed ACK: what arrived since the last ACK, if anything did. */
+static void sroce_resp_ack_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, resp.ack_timer);
+	struct sroce_resp *r = &qp->resp;
+	struct sroce_resp_ctx c = {};
+
+	sroce_resp_snapshot(qp, &c);
+	spin_lock_bh(&r->lock);
+	if (!r->error && r->gen == c.gen && r->started && r->unacked &&
+	    sroce_resp_state_ok(c.state)) {
+		sroce_counter_inc(c.sdev, SROCE_CNT_RESP_DELAYED_ACKS);
+		sroce_resp_ack(&c, sroce_psn_add(r->psn, SROCE_PSN_MAX));
+	}
+	spin_unlock_bh(&r->lock);
 }
 
 /* ---- UC (IBA 9.8.3: no ACKs; a gap drops the message) ---- */
@@ -725,6 +745,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 
 	spin_lock_init(&r->lock);
 	INIT_WORK(&r->work, sroce_resp_work);
+	timer_setup(&r->ack_timer, sroce_resp_ack_timer, 0);
 	r->rd_head = 0;
 	r->rd_send = 0;
 }
@@ -785,5 +806,6 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	r->error = true;
 	r->rd_send = r->rd_head;
 	spin_unlock_irqrestore(&r->lock, flags);
+	del_timer_sync(&r->ack_timer); /* not re-armed: error is set */
 	sroce_resp_work_cancel(qp);
 }

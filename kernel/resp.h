@@ -17,6 +17,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <rdma/sroce-abi.h>
@@ -91,6 +92,12 @@ struct sroce_resp {
 
 	bool ack_pending; /* an ACK waits for the responses above */
 	u32 ack_psn; /* PSN that ACK carries */
+	/*
+	 * Delayed ACK of a message end that asked for none (resp.c); holds
+	 * no reference: sroce_resp_cleanup() deletes it synchronously, and
+	 * it is armed only under lock while !error.
+	 */
+	struct timer_list ack_timer;
 
 	/* Sends the rest of long READ responses; holds a QP reference. */
 	struct work_struct work;

@@ -18,6 +18,13 @@ struct sroce_qp;
 
 /* ACK at least every this many request packets (coalescing). */
 #define SROCE_RESP_ACK_BATCH 16
+/*
+ * A message end that asked for no ACK is acknowledged after this long if
+ * nothing else did (resp.ack_timer): a requester that leaves AckReq off at
+ * message end gets its ACK, and sroce's own tail timer (req.h, 1-2
+ * SROCE_REQ_TAIL_JIFFIES) always asks first.
+ */
+#define SROCE_RESP_ACK_DELAY max_t(unsigned long, 4, msecs_to_jiffies(20))
 /* READ response packets sent per run before the rest goes to the work. */
 #define SROCE_RESP_RD_BUDGET 32
 

@@ -323,6 +323,25 @@ def test_rc(rig):
     qp.close()
 
 
+def test_rc_delayed_ack(rig):
+    """A message end without AckReq is ACKed, later, by the ack timer."""
+    qp = rig.rc_qp()
+    mr = rig.mr
+    d = counter('resp_delayed_acks')
+    rig.wire.drain()
+    t0 = time.time()
+    rig.send(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, RQ_PSN) +
+             rc.reth(mr.buf + 128, mr.rkey, 4) + b'abcd')
+    r = rig.wire.replies(1, 2.0)
+    dt = time.time() - t0
+    check('WRITE_ONLY without AckReq: ACKed by the delayed ACK',
+          is_ack(r, RQ_PSN) and mr.read(4, 128) == b'abcd' and
+          counter('resp_delayed_acks') == d + 1,
+          '%s after %.3f s, resp_delayed_acks +%d' %
+          (describe(r), dt, counter('resp_delayed_acks') - d))
+    qp.close()
+
+
 def test_uc(rig):
     """UC: no ACKs; a gap drops the message, the next one gets the WQE."""
     qp = rig.rc_qp(qp_type=e.IBV_QPT_UC)
@@ -379,9 +398,10 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..37')
+    print('1..38')
     test_recv_drops(rig)
     test_rc(rig)
+    test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
     npass = sum(1 for r in results if r)
