@@ -159,12 +159,12 @@ static bool sroce_req_last_ackreq(struct sroce_qp *qp,
 {
 	struct sroce_req *req = &qp->req;
 
+	/* Past what was resent (whatever asks now): not a resend any more. */
+	if (req->resend && !sroce_psn_before(psn, req->resend_end))
+		req->resend = false;
 	if (swqe->signaled || !READ_ONCE(qp->sdev->ack_coalesce))
 		return true;
-	if (req->resend && sroce_psn_before(psn, req->resend_end))
-		return true;
-	req->resend = false;
-	return false;
+	return req->resend;
 }
 
 /*
