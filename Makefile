@@ -4,6 +4,8 @@
 #
 #   make            build kernel/sroce.ko and provider/libsroce-rdmav34.so
 #   make check      install missing packages, unit tests, guest integration tests
+#   make check-debug the integration tests on a debug kernel (KASAN, lockdep,
+#                   UBSAN, kmemleak, ...), built once from linux-source-6.1
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
@@ -23,7 +25,7 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help bench-cc sim
+	style install uninstall clean help bench-cc sim check-debug
 
 all: kernel provider
 
@@ -45,6 +47,15 @@ check: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
 	scripts/check.sh
+
+# check-debug: the integration tests on the debug kernel (scripts/debug-kernel.sh
+# builds it once and caches it in ~/.cache/sroce); CHECK_DEBUG_ARGS=--ci runs
+# the subset CI runs, or name files: CHECK_DEBUG_ARGS="t-link t-resp".
+check-debug: deps
+	scripts/deps.sh debug
+	$(MAKE) all
+	$(MAKE) -C tests/datapath
+	scripts/check-debug.sh $(CHECK_DEBUG_ARGS)
 
 integration: all
 	tests/integration/run.sh

@@ -14,6 +14,10 @@ pkgs=(
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)
+# `scripts/deps.sh debug` (make check-debug): what building the debug
+# kernel from Debian's source needs.
+[ "${1:-}" = debug ] &&
+	pkgs+=(linux-source-6.1 flex bison libelf-dev libssl-dev rsync)
 
 missing=()
 for p in "${pkgs[@]}"; do

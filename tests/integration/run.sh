@@ -41,6 +41,20 @@ else
 fi
 
 tmo=${SROCE_TEST_TIMEOUT:-1500}
+
+# kmemleak, on the debug kernel of scripts/check-debug.sh: one scan after
+# every file; what it reports then is that file's leak.  What the boot
+# left (before any test, so not sroce's) is listed and cleared first.
+kml=/sys/kernel/debug/kmemleak
+kmemleak_report() {
+	echo scan >$kml 2>/dev/null || return 1
+	grep -c '^unreferenced object' $kml
+}
+if [ -w $kml ]; then
+	n=$(kmemleak_report)
+	echo "# kmemleak: $n objects unreferenced after boot, before any test; cleared"
+	echo clear >$kml
+fi
 pass=0
 fail=0
 skip=0
@@ -79,6 +93,15 @@ for t in "${files[@]}"; do
 		why="planned $planned tests, reported $((p + f + s))"
 	elif [ "$rc" != 0 ] && [ $f -eq 0 ]; then
 		why="exit status $rc without a failed test"
+	fi
+	if [ -w $kml ]; then
+		topo_reset
+		leaks=$(kmemleak_report)
+		if [ "${leaks:-0}" -gt 0 ]; then
+			sed -n '1,60s/^/    # /p' $kml
+			echo clear >$kml
+			why+="${why:+; }kmemleak: $leaks unreferenced objects"
+		fi
 	fi
 	if [ -n "$why" ]; then
 		echo "    # $name: $why"

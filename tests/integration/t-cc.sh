@@ -130,7 +130,7 @@ if [ -d $tr/events/sroce ]; then
 fi
 
 # An algorithm in its own module (kernel/cc_example/): cc_wire.py uses it.
-fixed_ko=$SROCE_TOP/kernel/sroce_cc_fixed.ko
+fixed_ko=$(dirname "$SROCE_KO")/sroce_cc_fixed.ko
 fixed_load() {
 	insmod "$fixed_ko" &&
 		grep -qw fixed $rp/available_cc_algos &&

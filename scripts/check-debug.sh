@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-debug.sh - what `make check-debug` runs: the integration suite on a
+# debug kernel (KASAN, lockdep, UBSAN, DEBUG_OBJECTS, kmemleak, lockup and
+# hung-task detectors; tests/vm/debug.config), built once and cached by
+# scripts/debug-kernel.sh.  Ends with ONE line "N passed, N failed".
+#
+#   scripts/check-debug.sh               every integration file
+#   scripts/check-debug.sh --ci          the subset CI runs (below)
+#   scripts/check-debug.sh t-link ...    these files
+#
+# sroce.ko is built against the debug kernel in build/debug/mod/ (a copy of
+# the module's sources), so the tree's own kernel/sroce.ko stays the one
+# for Debian's kernel.  Any detector report fails the run: tests/vm/vm-run
+# scans the console and dmesg, tests/integration/run.sh reads kmemleak
+# after every file.  Results: build/check-debug-results/.
+
+set -u
+set -o pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+cd "$top" || exit 2
+
+# The subset CI runs on the debug kernel (Documentation/testing.rst).
+ci_files=(t-link t-netdev t-datapath t-faults t-resp t-limits t-inval
+	t-mcast t-nvmeof)
+
+if [ "${1:-}" = --ci ]; then
+	shift
+	set -- "${ci_files[@]}"
+fi
+
+fail() {
+	echo "check-debug: $*"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+dk=$(scripts/debug-kernel.sh) || fail "no debug kernel"
+echo "check-debug: debug kernel $(cat "$dk/release") from $dk" \
+	"(built in $(cat "$dk/build-seconds") s)"
+
+mod=$top/build/debug/mod
+mkdir -p "$mod"
+# Sources only: the tree's objects belong to Debian's kernel.
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+	--exclude=modules.order --exclude=Module.symvers \
+	Kbuild kernel include "$mod/" || fail "cannot copy the module sources"
+make -C "$dk/obj" M="$mod" modules >"$mod/build.log" 2>&1 ||
+	{ tail -n 30 "$mod/build.log"; fail "sroce.ko does not build against the debug kernel"; }
+if grep -E '(warning|error):' "$mod/build.log"; then
+	fail "sroce.ko builds with warnings against the debug kernel"
+fi
+
+# The debug kernel is several times slower: scale the per-file timeout.
+export SROCE_KO=$mod/kernel/sroce.ko
+export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-4500}
+export SROCE_DEBUG_KERNEL=1
+res=$top/build/check-debug-results
+rm -rf "$res"
+mkdir -p "$res"
+start=$(date +%s)
+log=$(mktemp /tmp/sroce-check-debug.XXXXXX)
+trap 'rm -f "$log"' EXIT
+tests/vm/vm-run --kernel "$dk/bzImage" --modules "$dk/modroot" --mem 3G \
+	--timeout "${SROCE_DEBUG_VM_TIMEOUT:-14400}" --results "$res" \
+	--keep-log "$res/console.log" -- \
+	tests/integration/run.sh "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+echo "check-debug: the guest ran $(($(date +%s) - start)) s"
+
+line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+[ -n "$line" ] || fail "no summary line from the guest (vm-run exit $rc)"
+p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
+s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	echo "check-debug: vm-run exit $rc with no failed test: 1 failure"
+	f=1
+fi
+[ "${s:-0}" -gt 0 ] && echo "check-debug: $s skipped"
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
