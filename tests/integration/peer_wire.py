@@ -13,8 +13,9 @@ the QP's own address change nothing, and that the peer's still work:
   - a CE-marked packet makes a CNP only once it passed the checks of its
     QP type: the peer check and the expected PSN (RC, UC), the Q_Key
     (UD), and never for multicast;
-  - requests and responses (ACK, NAK, READ response) are checked for
-    source and destination address;
+  - requests and responses (ACK, NAK, READ response, atomic ACK) are
+    checked for source and destination address, and CE on a response
+    makes a CNP only when it is the peer's;
   - an AETH with a reserved NAK code is dropped (rx_drop_bad_aeth), it
     does not put the QP in error.
 
@@ -46,7 +47,7 @@ LOCAL2 = '10.11.0.9'  # another address of sroce1's host (v1), no QP's GID
 MGROUP = '239.1.2.3'
 MC_QKEY = 0x11111111  # dp_mcast's default Q_Key
 CLONE_NEWNET = 0x40000000
-PLAN = 27
+PLAN = 32
 
 
 def counter_or_none(name):
@@ -311,15 +312,19 @@ def test_request_dst(rig):
 
 
 def post(rig, qp, opcode, off, length):
-    """Post a signaled WRITE/READ; the PSN of its request, seen on v2."""
+    """Post a signaled WRITE/READ/FETCH_ADD; its request's PSN, on v2."""
     rig.wire.drain()
     wr = SendWR(opcode=opcode, num_sge=1,
                 sg=[SGE(rig.mr.buf + off, length, rig.mr.lkey)],
                 send_flags=e.IBV_SEND_SIGNALED)
-    wr.set_wr_rdma(0x1234, 0x10000)
+    if opcode == e.IBV_WR_ATOMIC_FETCH_AND_ADD:
+        wr.set_wr_atomic(0x1234, 0x10000, 1, 0)
+    else:
+        wr.set_wr_rdma(0x1234, 0x10000)
     qp.post_send(wr)
-    want = rc.RC_WRITE_ONLY if opcode == e.IBV_WR_RDMA_WRITE else \
-        rc.RC_READ_REQ
+    want = {e.IBV_WR_RDMA_WRITE: rc.RC_WRITE_ONLY,
+            e.IBV_WR_RDMA_READ: rc.RC_READ_REQ,
+            e.IBV_WR_ATOMIC_FETCH_AND_ADD: rc.RC_FETCH_ADD}[opcode]
     for b, _ in rig.wire.replies(1, 2.0):
         if b['opcode'] == want:
             return b['psn']
@@ -402,6 +407,41 @@ def test_responses(rig, atk):
           wc.opcode == e.IBV_WC_RDMA_READ and
           mr.read(8, 1024) == b'GOODDATA',
           '%s, mem %r' % (wc_desc(wc), mr.read(8, 1024)))
+    qp.close()
+
+    qp = rig.rc_qp(timeout=20)
+    qpn = qp.qp_num
+    mr.write(b'\0' * 8, 8, 2048)
+    psn = post(rig, qp, e.IBV_WR_ATOMIC_FETCH_AND_ADD, 2048, 8)
+    atk.send(rc.bth(rc.RC_ATOMIC_ACK, qpn, psn or 0) + ack(5) +
+             struct.pack('!Q', 0xbad))
+    wc = poll_qp(rig, qp, 0.6)
+    check('atomic ACK from a host that is not the peer: no value, no '
+          'completion',
+          psn is not None and wc is None and mr.read(8, 2048) == b'\0' * 8,
+          'psn %s, %s, mem %r' % (psn, wc_desc(wc), mr.read(8, 2048)))
+    rig.send(rc.bth(rc.RC_ATOMIC_ACK, qpn, psn or 0) + ack(5) +
+             struct.pack('!Q', 0x600d))
+    wc = poll_qp(rig, qp) if wc is None else wc
+    check('the peer\'s atomic ACK completes the FETCH_ADD with its value',
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          wc.opcode == e.IBV_WC_FETCH_ADD and
+          struct.unpack('=Q', mr.read(8, 2048))[0] == 0x600d,
+          '%s, mem %r' % (wc_desc(wc), mr.read(8, 2048)))
+    qp.close()
+
+    # CE on a response: a CNP only for the peer's (completer's NP).
+    qp = rig.rc_qp(timeout=20)
+    qpn = qp.qp_num
+    psn = post(rig, qp, e.IBV_WR_RDMA_WRITE, 0, 8)
+    np_check(rig, 'CE-marked ACK from a host that is not the peer: no CNP',
+             lambda: atk.send(rc.bth(rc.RC_ACK, qpn, psn or 0) + ack(6),
+                              tos=0x03), 0)
+    np_check(rig, 'CE-marked ACK from the peer: one CNP to the peer QP',
+             lambda: rig.send(rc.bth(rc.RC_ACK, qpn, psn or 0) + ack(6),
+                              tos=0x03), 1)
+    wc = poll_qp(rig, qp)
+    check('... and it completes the WRITE', is_write_ok(wc), wc_desc(wc))
     qp.close()
 
     # The peer's own NAK with a reserved code (5): dropped and counted.
