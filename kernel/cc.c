@@ -413,6 +413,25 @@ static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
 	return handled;
 }
 
+/*
+ * A CNP for a connected QP comes from its peer: the NP of the QP at the
+ * other end sends it from the address this QP sends to, to this QP's
+ * source GID.  UD QPs have no peer; any source may send them one.
+ */
+static bool sroce_cc_cnp_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	unsigned long flags;
+	bool ok;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	/* modify_qp writes qp->av under qp->lock (and req.lock). */
+	spin_lock_irqsave(&qp->lock, flags);
+	ok = sroce_recv_from_peer(&qp->av, skb);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return ok;
+}
+
 void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	u32 qpn = sroce_bth_destqp(sroce_rx_bth(skb));
@@ -422,6 +441,13 @@ void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
 	sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
 	/* Annex A17: no PSN or state check; a CNP is never acknowledged. */
 	qp = qpn ? sroce_qp_get(sdev, qpn) : NULL;
+	if (qp && unlikely(!sroce_cc_cnp_from_peer(qp, skb))) {
+		sroce_qp_put(qp);
+		trace_sroce_cnp_rcvd(qpn, false);
+		sroce_counter_inc(sdev, SROCE_CNT_RX_DROP_BAD_ADDR);
+		kfree_skb(skb);
+		return;
+	}
 	if (qp) {
 		handled = sroce_cc_rp_cnp(qp);
 		sroce_qp_put(qp);

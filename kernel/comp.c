@@ -11,8 +11,9 @@
  * timers hold no QP reference; they never re-arm once req.stopped is set
  * and destroy deletes them synchronously after.
  *
- * A response is trusted only after its PSN is checked against the window
- * of outstanding requests [una_psn, psn); everything else is dropped and
+ * A response is trusted only after its addresses (sroce_recv_from_peer()),
+ * its PSN against the window of outstanding requests [una_psn, psn) and
+ * its AETH syndrome are checked; everything else is dropped and
  * counted.  Completions the completer generates are posted by the caller
  * after it drops req.lock (sroce_req_after_unlock()), in WQE order, by one
  * context at a time (sroce_req_post_cqes()); sroce_req_flush() completes
@@ -25,6 +26,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "ecn.h"
 #include "fr.h"
 #include "mem.h"
 #include "pfc.h"
@@ -643,6 +645,11 @@ static void sroce_comp_rx_locked(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
 		goto unlock;
 	}
+	/* qp->av is written under req.lock too (sroce_req_modify()). */
+	if (unlikely(!sroce_recv_from_peer(&qp->av, skb))) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BAD_ADDR);
+		goto unlock;
+	}
 	if (unlikely(!sroce_comp_psn_ok(qp, cb->psn))) {
 		/* Stale (before una - 1) or answering a PSN never sent. */
 		sroce_counter_inc(qp->sdev,
@@ -651,8 +658,17 @@ static void sroce_comp_rx_locked(struct sroce_qp *qp, struct sk_buff *skb)
 					  SROCE_CNT_COMP_DROP_BAD);
 		goto unlock;
 	}
-	if (cb->info->mask & SROCE_HDR_AETH)
+	if (cb->info->mask & SROCE_HDR_AETH) {
 		syn = sroce_aeth_syndrome(sroce_rx_ext(skb, SROCE_EXT_AETH));
+		/* Reserved bit, type or NAK code (Table 43): drop. */
+		if (unlikely(!sroce_aeth_syn_valid(syn))) {
+			sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BAD_AETH);
+			goto unlock;
+		}
+	}
+	/* From the peer and in the window: the notification point. */
+	if (unlikely(cb->ce))
+		sroce_ecn_np(qp, skb, &qp->av, qp->req.dest_qpn);
 
 	switch (cb->opcode) {
 	case SROCE_OP_RC_ACK:

@@ -75,8 +75,10 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_QP_STATE,
 	/* Dropped: UD/GSI Q_Key mismatch. */
 	SROCE_CNT_RX_DROP_BAD_QKEY,
-	/* Dropped: RC/UC packet from another address than the QP's peer. */
+	/* Dropped: RC/UC packet or CNP not between the QP's two addresses. */
 	SROCE_CNT_RX_DROP_BAD_ADDR,
+	/* Dropped: AETH with a reserved bit, type or NAK code. */
+	SROCE_CNT_RX_DROP_BAD_AETH,
 	/* RoCE v2 CNPs received. */
 	SROCE_CNT_RX_CNP,
 	/* Valid packets received with ECN CE (mlx5 name). */

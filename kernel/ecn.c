@@ -7,11 +7,18 @@
  * otherwise, or a RED queue would drop it instead of marking.  The ICRC
  * masks the whole TOS byte, so setting it after the ICRC is fine.
  *
- * Receive: a valid packet with CE for a QP whose priority has the NP
- * enabled makes that QP send a CNP to the packet's source QP: the QP's
- * peer (RC, UC) or the DETH source QP (UD), at most once per
- * min_time_between_cnps per QP (the throttle lives in qp->cc.lock).  For
- * UD the throttle is per receiving QP, not per source.
+ * Receive: a packet with CE that passed the checks of its QP's type, for
+ * a QP whose priority has the NP enabled, makes that QP send a CNP to the
+ * packet's source QP: the QP's peer (RC, UC) or the DETH source QP (UD),
+ * at most once per min_time_between_cnps per QP (the throttle lives in
+ * qp->cc.lock).  For UD the throttle is per receiving QP, not per source.
+ * The caller decides what passed (resp.c, comp.c): a forged packet must
+ * not make sroce throttle the QP's real peer, nor reflect CNPs to a
+ * spoofed UD source, and a multicast packet makes no CNP at all (one per
+ * attached QP would be an amplifier).  The RC/UC path and destination QP
+ * come from the caller, read under a lock modify_qp writes them under
+ * (req.lock, the completer) or copied under one (qp->lock, the
+ * responder's snapshot): never a torn qp->av.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -58,16 +65,19 @@ u8 sroce_ecn_qp_prio(struct sroce_qp *qp)
 
 /* Where the CNP goes: back to the packet's source. */
 static u32 sroce_ecn_cnp_dest(struct sroce_qp *qp, struct sk_buff *skb,
+			      const struct sroce_av *peer, u32 peer_qpn,
 			      struct sroce_av *av)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	const struct sroce_deth *deth;
 
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
-		*av = qp->av;
+		if (WARN_ON_ONCE(!peer))
+			return 0;
+		*av = *peer;
 		/* The cached routes are for the data DSCP, not the CNP's. */
 		av->dst_cache = NULL;
-		return READ_ONCE(qp->req.dest_qpn);
+		return peer_qpn;
 	}
 	if (!sroce_opcode_has(cb->info, SROCE_EXT_DETH))
 		return 0;
@@ -102,7 +112,8 @@ static void sroce_ecn_send_cnp(struct sroce_qp *qp, const struct sroce_av *av,
 	}
 }
 
-void sroce_ecn_np(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_ecn_np(struct sroce_qp *qp, struct sk_buff *skb,
+		  const struct sroce_av *peer, u32 peer_qpn)
 {
 	struct sroce_cc_dev *cd = qp->sdev->cc;
 	struct sroce_qp_cc *cc = &qp->cc;
@@ -115,7 +126,7 @@ void sroce_ecn_np(struct sroce_qp *qp, struct sk_buff *skb)
 	trace_sroce_ce_rcvd(qp->ibqp.qp_num, SROCE_RX_CB(skb)->psn);
 	if (!(READ_ONCE(cd->np_enable) & BIT(sroce_ecn_qp_prio(qp))))
 		return;
-	dqpn = sroce_ecn_cnp_dest(qp, skb, &av);
+	dqpn = sroce_ecn_cnp_dest(qp, skb, peer, peer_qpn, &av);
 	if (unlikely(!dqpn))
 		return;
 	spin_lock_irqsave(&cc->lock, flags);

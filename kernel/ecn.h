@@ -9,6 +9,7 @@
 #include <linux/skbuff.h>
 #include <net/inet_ecn.h>
 
+struct sroce_av;
 struct sroce_dev;
 struct sroce_qp;
 
@@ -24,10 +25,17 @@ u8 sroce_ecn_tos(struct sroce_dev *sdev, u8 tclass, u8 opcode, u32 *prio);
 u8 sroce_ecn_qp_prio(struct sroce_qp *qp);
 
 /*
- * Receive path (softirq, QP reference held, @skb validated and still the
- * caller's): the packet carried CE; send a CNP to its source QP unless
- * one left less than min_time_between_cnps ago.
+ * Receive path (softirq or the receive work, BH disabled; QP reference
+ * held; @skb still the caller's): a packet that carried CE passed the
+ * checks of the QP's type (RC: from the peer, expected PSN or a response
+ * in the window; UC: from the peer, expected PSN; UD: Q_Key, unicast).
+ * Send a CNP to its source QP unless one left less than
+ * min_time_between_cnps ago.  @peer, @peer_qpn: for RC/UC the QP's path
+ * (qp->av) and destination QP, read under a lock that guards them or
+ * from the responder's snapshot; ignored for UD/GSI (the CNP goes to the
+ * packet's source).
  */
-void sroce_ecn_np(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_ecn_np(struct sroce_qp *qp, struct sk_buff *skb,
+		  const struct sroce_av *peer, u32 peer_qpn);
 
 #endif /* _SROCE_ECN_H */

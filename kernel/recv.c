@@ -7,7 +7,9 @@
  * (net.c), RCU read side held, skb->data at the UDP header.  The order of
  * checks follows IBA 9.6.1: transport header (opcode known, TVer 0,
  * headers and pad present), ICRC, P_Key, destination QP (exists, type
- * matches the opcode's transport, state receives).  Every check on the
+ * matches the opcode's transport, state receives).  The address check of
+ * RC/UC packets (sroce_recv_from_peer()) needs the QP's path under a
+ * lock: the responder, the completer and the CNP receive make it.  Every check on the
  * packet is unlikely() and each failure has its own counter; nothing a
  * peer sends is logged.
  *
@@ -27,11 +29,11 @@
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
-#include "ecn.h"
 #include "mcast.h"
 #include "proto/hdr.h"
 #include "proto/icrc.h"
 #include "proto/opcode.h"
+#include "pkt.h"
 #include "qp.h"
 #include "recv.h"
 #include "resp.h"
@@ -96,6 +98,19 @@ static void sroce_recv_ip(struct sk_buff *skb, struct sroce_rx_cb *cb)
 		cb->saddr.v6 = ip6->saddr;
 		cb->ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6));
 	}
+}
+
+bool sroce_recv_from_peer(const struct sroce_av *peer, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+
+	if (cb->ntype != peer->ntype)
+		return false;
+	if (cb->ntype == RDMA_NETWORK_IPV4)
+		return cb->saddr.v4 == peer->daddr.v4 &&
+		       ip_hdr(skb)->daddr == peer->saddr.v4;
+	return ipv6_addr_equal(&cb->saddr.v6, &peer->daddr.v6) &&
+	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &peer->saddr.v6);
 }
 
 /*
@@ -249,9 +264,10 @@ void sroce_recv_finish(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	/* Notification point: CE makes the QP send a CNP (ecn.c). */
-	if (unlikely(cb->ce))
-		sroce_ecn_np(qp, skb);
+	/*
+	 * The notification point (ecn.c) runs in the responder and the
+	 * completer, for a packet that passed the checks of its QP type.
+	 */
 	if (cb->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rx(qp, skb);
 	else

@@ -77,6 +77,16 @@ static inline bool sroce_recv_state_ok(enum ib_qp_state state)
 /* Softirq, RCU read side held; takes ownership of @skb. */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
 
+struct sroce_av;
+/*
+ * Is the packet from the peer of a connected QP whose path is @peer: same
+ * network type, IP source = the path's destination and IP destination =
+ * its source GID (rdma_rxe checks both too)?  For every RC/UC packet, and
+ * CNPs for RC/UC QPs; the caller holds a lock @peer is written under, or a
+ * copy made under one (qp->av: qp->lock or req.lock).  Any context.
+ */
+bool sroce_recv_from_peer(const struct sroce_av *peer, struct sk_buff *skb);
+
 struct sroce_qp;
 /*
  * Verify a packet sroce_recv() handed to @qp's receive queue (ICRC,

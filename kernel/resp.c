@@ -28,7 +28,9 @@
 #include "counters.h"
 #include "cq.h"
 #include "device.h"
+#include "ecn.h"
 #include "fr.h"
+#include "mcast.h"
 #include "mem.h"
 #include "mr.h"
 #include "pkt.h"
@@ -491,6 +493,7 @@ static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		return;
 	}
 	r->nak_sent = false;
+	c->np = true;
 
 	if (unlikely(!sroce_resp_seq_ok(c, skb))) {
 		sroce_resp_fail(c, cb->psn, SROCE_ACT_NAK_INV);
@@ -563,6 +566,8 @@ static void sroce_resp_uc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	if (cb->psn != r->psn) {
 		sroce_counter_inc(c->sdev, SROCE_CNT_OUT_OF_SEQUENCE);
 		sroce_resp_uc_abort(r);
+	} else {
+		c->np = true;
 	}
 	r->psn = sroce_psn_next(cb->psn);
 	if (r->drop_msg) {
@@ -619,6 +624,8 @@ static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		sroce_counter_inc(c->sdev, SROCE_CNT_RX_DROP_BAD_QKEY);
 		return;
 	}
+	/* No CNP for multicast: one per attached QP would amplify. */
+	c->np = sroce_bth_destqp(sroce_rx_bth(skb)) != SROCE_MCAST_QPN;
 	err = sroce_resp_need_wqe(c);
 	if (err) {
 		if (err == -EAGAIN)
@@ -659,17 +666,6 @@ static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 
 /* ---- entry ---- */
 
-/* Is @cb from the QP's peer (RC/UC are connected to one address)? */
-static bool sroce_resp_from_peer(const struct sroce_resp_ctx *c,
-				 const struct sroce_rx_cb *cb)
-{
-	if (cb->ntype != c->av.ntype)
-		return false;
-	if (cb->ntype == RDMA_NETWORK_IPV4)
-		return cb->saddr.v4 == c->av.daddr.v4;
-	return ipv6_addr_equal(&cb->saddr.v6, &c->av.daddr.v6);
-}
-
 /* After resp.lock: events and the move to ERR. */
 void sroce_resp_after_unlock(struct sroce_resp_ctx *c)
 {
@@ -699,7 +695,7 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb)
 		goto free;
 	}
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI &&
-	    unlikely(!sroce_resp_from_peer(&c, cb))) {
+	    unlikely(!sroce_recv_from_peer(&c.av, skb))) {
 		sroce_counter_inc(c.sdev, SROCE_CNT_RX_DROP_BAD_ADDR);
 		goto free;
 	}
@@ -732,6 +728,9 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb)
 		break;
 	}
 	spin_unlock_bh(&r->lock);
+	/* Notification point, with the snapshot of the peer (RC/UC). */
+	if (unlikely(cb->ce) && c.np)
+		sroce_ecn_np(qp, skb, &c.av, c.dest_qpn);
 	sroce_resp_after_unlock(&c);
 free:
 	consume_skb(skb);
