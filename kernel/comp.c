@@ -591,6 +591,12 @@ void sroce_req_flush(struct sroce_qp *qp)
 		qp->sq.queue.prod = req->fetched;
 	prod = qp->sq.queue.prod;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	/*
+	 * prod was validated against the ring's cons (= posted <= fetched),
+	 * so this is at most nslots WQEs; never more, whatever broke that.
+	 */
+	if (unlikely(prod - req->fetched > qp->sq.queue.nslots))
+		prod = req->fetched;
 	while (req->fetched != prod) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->fetched);
 

@@ -523,11 +523,8 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state next)
 
 	switch (next) {
 	case IB_QPS_RESET:
+		/* The SQ ring is reset with the requester's cursors (req.c). */
 		sroce_resp_reset(qp);
-		spin_lock(&qp->sq.lock);
-		sroce_queue_reset(&qp->sq.queue);
-		sroce_queue_clear_flags(&qp->sq.queue, SROCE_RING_F_ERROR);
-		spin_unlock(&qp->sq.lock);
 		spin_lock(&qp->rq.lock);
 		sroce_queue_reset(&qp->rq.queue);
 		sroce_queue_clear_flags(&qp->rq.queue, SROCE_RING_F_ERROR);

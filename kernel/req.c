@@ -105,15 +105,30 @@ static u32 sroce_req_timeout_jiffies(u8 timeout)
 	return DIV_ROUND_UP_ULL(ns, NSEC_PER_SEC / HZ) + 1;
 }
 
+/*
+ * RESET empties the send queue (IBA 10.3.1.1): the ring and the cursors
+ * together, under req.lock, so the requester never sees one without the
+ * other.  A user ring restarts at the user's prod, whatever it is (the
+ * kernel cannot move the producer's index): every cursor goes there, so
+ * the invariant posted <= done <= next <= fetched <= prod, and with it
+ * every later validation of prod against nslots, holds from here on.
+ */
 static void sroce_req_reset_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
+	u32 start;
 
+	lockdep_assert_held(&qp->lock); /* interrupts are off */
 	lockdep_assert_held(&req->lock);
-	req->next = 0;
-	req->fetched = 0;
-	req->done = 0;
-	req->posted = 0;
+	spin_lock(&qp->sq.lock);
+	sroce_queue_reset(&qp->sq.queue);
+	sroce_queue_clear_flags(&qp->sq.queue, SROCE_RING_F_ERROR);
+	start = qp->sq.queue.cons;
+	spin_unlock(&qp->sq.lock);
+	req->next = start;
+	req->fetched = start;
+	req->done = start;
+	req->posted = start;
 	req->rd_inflight = 0;
 	req->pkts_since_ackreq = 0;
 	req->tail_unreq = false;
