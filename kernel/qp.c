@@ -605,6 +605,7 @@ void sroce_qp_error(struct sroce_qp *qp)
 		spin_lock(&qp->req.lock);
 		qp->req.state = IB_QPS_ERR;
 		spin_unlock(&qp->req.lock);
+		sroce_req_handoff(qp); /* interrupts off: no comp_unlock */
 	}
 	err = qp->state == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->lock, flags);

@@ -198,9 +198,17 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (next == IB_QPS_RESET)
 		sroce_req_reset_locked(qp);
 	req->state = next;
-	if (cur == IB_QPS_SQD && next == IB_QPS_RTS)
+	if (cur == IB_QPS_SQD && next == IB_QPS_RTS) {
 		sroce_req_resume_timers(qp);
+		/* WQEs posted in SQD were only fetched, if that: send them. */
+		WRITE_ONCE(req->kick, 1);
+	}
+	/*
+	 * Interrupts are off (qp->lock), so no sroce_comp_unlock() here: a
+	 * doorbell's kick or a response left meanwhile goes to the work.
+	 */
 	spin_unlock(&req->lock);
+	sroce_req_handoff(qp);
 }
 
 /* ---- fetching WQEs out of the ring ---- */
