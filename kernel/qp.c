@@ -839,8 +839,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	err = sroce_queue_post_recv(&qp->rq.queue, qp->rq.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
-	/* IBA 10.8.3.2: receive WRs posted in ERR complete as flushed. */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_resp_flush(qp);
+	/*
+	 * IBA 10.8.3.2: receive WRs posted in ERR complete as flushed.  The
+	 * flush takes resp.lock (_bh, never in hard IRQ) and calls the recv
+	 * CQ's handler: with interrupts off (a handler, a hard IRQ) it runs
+	 * from the workqueue, as post_send's requester does.
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		if (irqs_disabled() || in_hardirq())
+			sroce_resp_flush_later(qp);
+		else
+			sroce_resp_flush(qp);
+	}
 	return err;
 }

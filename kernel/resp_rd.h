@@ -48,6 +48,7 @@ struct sroce_resp_ctx {
 	struct sroce_av av; /* RC/UC: the peer */
 	bool comm_est; /* raise IB_EVENT_COMM_EST after unlock */
 	bool fatal; /* move the QP to ERR after unlock */
+	unsigned int cq_calls; /* recv CQ callbacks due after unlock (cq.h) */
 };
 
 /* Outcome of one request packet (RC/UC). */
