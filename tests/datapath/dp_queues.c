@@ -134,8 +134,10 @@ static int qside_new(struct q *t, struct qside *s, enum ibv_qp_type type,
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = type,
-		.cap = { .max_send_wr = send_wr, .max_recv_wr = recv_wr,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = send_wr,
+			 .max_recv_wr = recv_wr,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
 	};
 	uintptr_t before[Q_MAX_MAPS], after[Q_MAX_MAPS];
 	int nb, na, i;
@@ -204,7 +206,8 @@ static int rc_up(struct q *t, struct ibv_qp *qp, uint32_t peer_qpn,
 		.rq_psn = peer_psn,
 		.max_dest_rd_atomic = 1,
 		.min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = 1,
+		.ah_attr = { .is_global = 1,
+			     .port_num = 1,
 			     .grh = { .dgid = t->gid,
 				      .sgid_index = (uint8_t)t->gidx,
 				      .hop_limit = 64 } },
@@ -261,8 +264,10 @@ static int post_recv(struct q *t, struct ibv_qp *qp, uint64_t wr_id,
 		     unsigned int slot)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)recv_slot(t, slot),
-			       .length = Q_LEN, .lkey = t->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+			       .length = Q_LEN,
+			       .lkey = t->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
 				  .num_sge = 1 },
 			   *bad;
 
@@ -276,9 +281,12 @@ static int post_send(struct q *t, struct ibv_qp *qp, uint64_t wr_id,
 		     uint32_t rkey)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)send_slot(t, slot),
-			       .length = Q_LEN, .lkey = t->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge,
-				  .num_sge = 1, .opcode = IBV_WR_SEND,
+			       .length = Q_LEN,
+			       .lkey = t->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
 
@@ -375,9 +383,10 @@ static void case_rq_flush(struct q *t)
 	pthread_join(th, NULL);
 	taken = ld(&s.rq->cons) - c0;
 	cqes = drain(s.rcq);
-	snprintf(why, sizeof(why),
-		 "modify to ERR took %.1f ms and took %u WQEs (nslots %u, %lu prod writes)",
-		 ms, taken, p.nslots, p.writes);
+	snprintf(
+		why, sizeof(why),
+		"modify to ERR took %.1f ms and took %u WQEs (nslots %u, %lu prod writes)",
+		ms, taken, p.nslots, p.writes);
 	printf("# %s\n", why);
 	dpt_report(ms < 1000 && taken <= p.nslots,
 		   "rq flush: ERR within 1 s, at most nslots WQEs", why);
@@ -436,11 +445,12 @@ static int expect_wcs(struct ibv_cq *cq, uint64_t wr0, int n, char *why,
 			return 0;
 		}
 		if (wc.wr_id != wr0 + i || wc.status != IBV_WC_SUCCESS) {
-			snprintf(why, wl,
-				 "completion %d: wr_id %llu status %s, expected %llu success",
-				 i, (unsigned long long)wc.wr_id,
-				 ibv_wc_status_str(wc.status),
-				 (unsigned long long)(wr0 + i));
+			snprintf(
+				why, wl,
+				"completion %d: wr_id %llu status %s, expected %llu success",
+				i, (unsigned long long)wc.wr_id,
+				ibv_wc_status_str(wc.status),
+				(unsigned long long)(wr0 + i));
 			return 0;
 		}
 	}
@@ -587,7 +597,8 @@ static long race_modify(struct q *t, struct qside *s, struct ibv_ah *ah,
 
 static void case_modify_race(struct q *t)
 {
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+	struct ibv_ah_attr aa = { .is_global = 1,
+				  .port_num = 1,
 				  .grh = { .dgid = t->gid,
 					   .sgid_index = (uint8_t)t->gidx,
 					   .hop_limit = 1 } };
@@ -613,8 +624,9 @@ static void case_modify_race(struct q *t)
 	/* UD: a send completes once sent; a lost doorbell never does. */
 	n = race_modify(t, &u, ah, r.qp->qp_num, 0, &mods);
 	snprintf(why, sizeof(why),
-		 "%ld SENDs completed, %lu RTS->RTS modifies%s", n < 0 ? -1 - n : n,
-		 mods, n < 0 ? "; then one did not complete" : "");
+		 "%ld SENDs completed, %lu RTS->RTS modifies%s",
+		 n < 0 ? -1 - n : n, mods,
+		 n < 0 ? "; then one did not complete" : "");
 	printf("# UD: %s\n", why);
 	dpt_report(n > 0, "modify race: UD SENDs all complete", why);
 
