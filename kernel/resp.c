@@ -15,7 +15,8 @@
  *     drop the message), opcode sequence and length checks, then the
  *     operation (SEND into the receive WQE, WRITE into the MR, READ and
  *     atomic into the history whose responses resp_rd.c sends in order).
- *  3. After resp.lock: asynchronous events, and the move to ERR when the
+ *  3. After resp.lock: asynchronous events, the recv CQ's callbacks for
+ *     the CQEs produced under it (cq.h), and the move to ERR when the
  *     request was fatal (IBA 9.9.3: invalid request, remote access and
  *     remote operational errors put the responder's QP in error).
  *
