@@ -46,6 +46,7 @@ deps:
 check: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
+	$(MAKE) -C tests/kmod
 	scripts/check.sh
 
 # check-debug: the integration tests on the debug kernel (scripts/debug-kernel.sh

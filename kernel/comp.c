@@ -575,6 +575,18 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 
 /* ---- flush ---- */
 
+/* ERR: responses that wait in req.backlog are dropped and counted. */
+static void sroce_req_drop_backlog(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->req.lock);
+	while ((skb = skb_dequeue(&qp->req.backlog))) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		kfree_skb(skb);
+	}
+}
+
 void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -593,6 +605,12 @@ void sroce_req_flush(struct sroce_qp *qp)
 		qp->sq.queue.prod = req->fetched;
 	prod = qp->sq.queue.prod;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	/*
+	 * prod was validated against the ring's cons (= posted <= fetched),
+	 * so this is at most nslots WQEs; never more, whatever broke that.
+	 */
+	if (unlikely(prod - req->fetched > qp->sq.queue.nslots))
+		prod = req->fetched;
 	while (req->fetched != prod) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->fetched);
 
@@ -615,6 +633,12 @@ void sroce_req_flush(struct sroce_qp *qp)
 	req->done = req->fetched;
 	req->next = req->fetched;
 	req->rd_inflight = 0;
+	/*
+	 * Responses are dropped in ERR: drop the queued ones here, or the
+	 * work that sroce_req_unlock() queues for them would come back to
+	 * this flush for ever (in ERR it runs nothing else).
+	 */
+	sroce_req_drop_backlog(qp);
 	sroce_req_unlock(qp);
 	sroce_req_post_cqes(qp);
 }
@@ -742,18 +766,32 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 	}
 }
 
+void sroce_req_handoff(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	/*
+	 * The unlock before the look; pairs with sroce_req_run() and
+	 * sroce_comp_rx(): either they see the lock free, or we see their
+	 * kick or response.
+	 */
+	smp_mb();
+	/*
+	 * Not inline: this runs where CQEs are posted (and with interrupts
+	 * off in modify_qp), and running the completer and requester from
+	 * here would nest into the next CQE posting.  The work processes the
+	 * backlog and runs the requester unconditionally, so the kick is
+	 * taken here.
+	 */
+	if (!skb_queue_empty_lockless(&req->backlog) ||
+	    (READ_ONCE(req->kick) && xchg(&req->kick, 0)))
+		sroce_task_schedule(qp);
+}
+
 void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 {
 	spin_unlock_bh(&qp->req.lock);
-	/* The unlock before the look; pairs with sroce_req_run(). */
-	smp_mb();
-	/*
-	 * Take the kick (the work runs the requester unconditionally), and
-	 * not inline: this runs where CQEs are posted, and running the
-	 * requester from here would nest into the next CQE posting.
-	 */
-	if (READ_ONCE(qp->req.kick) && xchg(&qp->req.kick, 0))
-		sroce_task_schedule(qp);
+	sroce_req_handoff(qp);
 }
 
 void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb)

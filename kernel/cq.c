@@ -10,7 +10,9 @@
  * Notification (IBA 11.4.2.2): req_notify_cq arms the CQ for the next
  * completion or the next solicited one; sroce_cq_post() disarms it and calls
  * ibcq.comp_handler once.  IB_CQ_REPORT_MISSED_EVENTS makes req_notify_cq
- * return 1 when completions are already waiting.
+ * return 1 when completions are already waiting.  Producers that hold a QP
+ * lock (the responder) use sroce_cq_produce() and make the callbacks with
+ * sroce_cq_callbacks() after they let go.
  */
 #include <linux/slab.h>
 
@@ -265,12 +267,10 @@ static void sroce_cq_report_error(struct sroce_cq *cq)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
-int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
-		  bool solicited)
+int sroce_cq_produce(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		     bool solicited, unsigned int *calls)
 {
 	struct sroce_queue *q;
-	bool report = false;
-	bool notify = false;
 	unsigned long flags;
 	int nfree;
 
@@ -279,12 +279,11 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	nfree = sroce_queue_peer_cons(q);
 	if (unlikely(nfree <= 0)) {
 		/* Overflow (IBA C11-30): the CQ is in error from now on. */
-		report = !cq->error;
+		if (!cq->error)
+			*calls |= SROCE_CQ_CALL_ERR;
 		cq->error = true;
 		sroce_queue_set_flags(q, SROCE_RING_F_ERROR);
 		spin_unlock_irqrestore(&cq->lock, flags);
-		if (report)
-			sroce_cq_report_error(cq);
 		return nfree < 0 ? nfree : -ENOSPC;
 	}
 
@@ -294,11 +293,27 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
 		cq->notify = 0;
-		notify = true;
+		*calls |= SROCE_CQ_CALL_COMP;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
-	if (notify && cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return 0;
+}
+
+void sroce_cq_callbacks(struct sroce_cq *cq, unsigned int calls)
+{
+	if (calls & SROCE_CQ_CALL_COMP && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	if (calls & SROCE_CQ_CALL_ERR)
+		sroce_cq_report_error(cq);
+}
+
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited)
+{
+	unsigned int calls = 0;
+	int err;
+
+	err = sroce_cq_produce(cq, cqe, solicited, &calls);
+	sroce_cq_callbacks(cq, calls);
+	return err;
 }

@@ -523,11 +523,8 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, enum ib_qp_state next)
 
 	switch (next) {
 	case IB_QPS_RESET:
+		/* The SQ ring is reset with the requester's cursors (req.c). */
 		sroce_resp_reset(qp);
-		spin_lock(&qp->sq.lock);
-		sroce_queue_reset(&qp->sq.queue);
-		sroce_queue_clear_flags(&qp->sq.queue, SROCE_RING_F_ERROR);
-		spin_unlock(&qp->sq.lock);
 		spin_lock(&qp->rq.lock);
 		sroce_queue_reset(&qp->rq.queue);
 		sroce_queue_clear_flags(&qp->rq.queue, SROCE_RING_F_ERROR);
@@ -608,6 +605,7 @@ void sroce_qp_error(struct sroce_qp *qp)
 		spin_lock(&qp->req.lock);
 		qp->req.state = IB_QPS_ERR;
 		spin_unlock(&qp->req.lock);
+		sroce_req_handoff(qp); /* interrupts off: no comp_unlock */
 	}
 	err = qp->state == IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->lock, flags);
@@ -841,8 +839,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	err = sroce_queue_post_recv(&qp->rq.queue, qp->rq.max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
-	/* IBA 10.8.3.2: receive WRs posted in ERR complete as flushed. */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_resp_flush(qp);
+	/*
+	 * IBA 10.8.3.2: receive WRs posted in ERR complete as flushed.  The
+	 * flush takes resp.lock (_bh, never in hard IRQ) and calls the recv
+	 * CQ's handler: with interrupts off (a handler, a hard IRQ) it runs
+	 * from the workqueue, as post_send's requester does.
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		if (irqs_disabled() || in_hardirq())
+			sroce_resp_flush_later(qp);
+		else
+			sroce_resp_flush(qp);
+	}
 	return err;
 }

@@ -124,15 +124,6 @@ void sroce_queue_destroy(struct sroce_queue *q)
 	q->mentry = NULL;
 }
 
-/**
- * sroce_queue_reset - drop every entry (QP or CQ back to its initial state)
- * @q: ring
- *
- * Kernel rings restart at index 0.  For a user ring the kernel cannot move
- * the user's index, so it catches up with it: the kernel's own index jumps
- * to the peer's, whatever that is, which empties the ring without reading
- * any slot.  Caller holds the locks of both sides of the ring.
- */
 void sroce_queue_move(struct sroce_queue *to, const struct sroce_queue *from,
 		      u32 n)
 {
@@ -179,6 +170,18 @@ int sroce_queue_post_recv(struct sroce_queue *q, u32 max_sge,
 	return 0;
 }
 
+/**
+ * sroce_queue_reset - drop every entry (QP or CQ back to its initial state)
+ * @q: ring
+ *
+ * Kernel rings restart at index 0.  For a user ring the kernel cannot move
+ * the user's index, so it catches up with it: the kernel's own index jumps
+ * to the peer's, whatever that is, which empties the ring without reading
+ * any slot.  The value is not validated (any index is a valid start), so
+ * whatever the caller keeps about the ring besides its indices (the
+ * requester's cursors) must restart at the new q->cons too.  Caller holds
+ * the locks of both sides of the ring.
+ */
 void sroce_queue_reset(struct sroce_queue *q)
 {
 	if (!q->user) {

@@ -105,15 +105,30 @@ static u32 sroce_req_timeout_jiffies(u8 timeout)
 	return DIV_ROUND_UP_ULL(ns, NSEC_PER_SEC / HZ) + 1;
 }
 
+/*
+ * RESET empties the send queue (IBA 10.3.1.1): the ring and the cursors
+ * together, under req.lock, so the requester never sees one without the
+ * other.  A user ring restarts at the user's prod, whatever it is (the
+ * kernel cannot move the producer's index): every cursor goes there, so
+ * the invariant posted <= done <= next <= fetched <= prod, and with it
+ * every later validation of prod against nslots, holds from here on.
+ */
 static void sroce_req_reset_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
+	u32 start;
 
+	lockdep_assert_held(&qp->lock); /* interrupts are off */
 	lockdep_assert_held(&req->lock);
-	req->next = 0;
-	req->fetched = 0;
-	req->done = 0;
-	req->posted = 0;
+	spin_lock(&qp->sq.lock);
+	sroce_queue_reset(&qp->sq.queue);
+	sroce_queue_clear_flags(&qp->sq.queue, SROCE_RING_F_ERROR);
+	start = qp->sq.queue.cons;
+	spin_unlock(&qp->sq.lock);
+	req->next = start;
+	req->fetched = start;
+	req->done = start;
+	req->posted = start;
 	req->rd_inflight = 0;
 	req->pkts_since_ackreq = 0;
 	req->tail_unreq = false;
@@ -183,9 +198,17 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (next == IB_QPS_RESET)
 		sroce_req_reset_locked(qp);
 	req->state = next;
-	if (cur == IB_QPS_SQD && next == IB_QPS_RTS)
+	if (cur == IB_QPS_SQD && next == IB_QPS_RTS) {
 		sroce_req_resume_timers(qp);
+		/* WQEs posted in SQD were only fetched, if that: send them. */
+		WRITE_ONCE(req->kick, 1);
+	}
+	/*
+	 * Interrupts are off (qp->lock), so no sroce_comp_unlock() here: a
+	 * doorbell's kick or a response left meanwhile goes to the work.
+	 */
 	spin_unlock(&req->lock);
+	sroce_req_handoff(qp);
 }
 
 /* ---- fetching WQEs out of the ring ---- */

@@ -101,7 +101,9 @@ struct sroce_req {
 	 * (a read and a separate clear would lose a kick set in between),
 	 * paired with full barriers (sroce_req_run(), sroce_comp_unlock()).
 	 * So every holder of req.lock lets go through sroce_comp_unlock()
-	 * or sroce_req_unlock(), never a plain unlock.
+	 * or sroce_req_unlock(), or calls sroce_req_handoff() right after a
+	 * plain unlock (modify_qp, with interrupts off); the last two queue
+	 * the work for a kick or a non-empty backlog.
 	 */
 	unsigned int kick;
 
@@ -233,8 +235,15 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
 /*
  * Drop req.lock taken for anything but running the requester (CQE
  * posting, a timer with nothing to do, PFC resume, a snapshot): a doorbell
- * that found the lock held left a kick, and this hands it to the work.
+ * that found the lock held left a kick, and a response that found it held
+ * waits in req.backlog; this hands both to the work (sroce_req_handoff()).
  */
 void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
+/*
+ * Just after req.lock was dropped by a holder that does not process what
+ * arrived meanwhile itself: hand a doorbell's kick and responses queued
+ * in req.backlog to the work.  Any context (queue_work only).
+ */
+void sroce_req_handoff(struct sroce_qp *qp);
 
 #endif /* _SROCE_REQ_H */

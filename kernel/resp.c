@@ -15,7 +15,8 @@
  *     drop the message), opcode sequence and length checks, then the
  *     operation (SEND into the receive WQE, WRITE into the MR, READ and
  *     atomic into the history whose responses resp_rd.c sends in order).
- *  3. After resp.lock: asynchronous events, and the move to ERR when the
+ *  3. After resp.lock: asynchronous events, the recv CQ's callbacks for
+ *     the CQEs produced under it (cq.h), and the move to ERR when the
  *     request was fatal (IBA 9.9.3: invalid request, remote access and
  *     remote operational errors put the responder's QP in error).
  *
@@ -43,6 +44,7 @@
 #include "resp.h"
 #include "resp_rd.h"
 #include "srq.h"
+#include "task.h"
 
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_LEN 40
@@ -148,7 +150,9 @@ static void sroce_resp_complete(struct sroce_resp_ctx *c,
 						   SROCE_CNT_RESP_CQE_ERROR);
 		solicited = true;
 	}
-	sroce_cq_post(to_scq(qp->ibqp.recv_cq), cqe, solicited);
+	/* The handler runs after resp.lock: sroce_resp_after_unlock(). */
+	sroce_cq_produce(to_scq(qp->ibqp.recv_cq), cqe, solicited,
+			 &c->cq_calls);
 }
 
 /* Complete the held receive WQE (if any) with an error @status. */
@@ -162,6 +166,30 @@ static void sroce_resp_complete_err(struct sroce_resp_ctx *c,
 }
 
 /*
+ * Copy the receive WQE at the RQ's consumer index into resp.wqe and give
+ * the slot back; the caller knows it is posted (a validated prod).  The
+ * copy is checked, never the slot: num_sge U32_MAX marks a bad one.
+ */
+static void sroce_resp_copy_wqe(struct sroce_qp *qp)
+{
+	struct sroce_resp *r = &qp->resp;
+	struct sroce_queue *q = &qp->rq.queue;
+	const struct sroce_recv_wqe *slot;
+
+	lockdep_assert_held(&r->lock);
+	lockdep_assert_held(&qp->rq.lock);
+
+	slot = sroce_queue_slot(q, q->cons);
+	memcpy(&r->wqe, slot, sizeof(r->wqe));
+	/* Validate the copy; the slot may change under us from now on. */
+	if (unlikely(r->wqe.num_sge > qp->rq.max_sge))
+		r->wqe.num_sge = U32_MAX;
+	else
+		memcpy(r->sge, slot + 1, r->wqe.num_sge * sizeof(r->sge[0]));
+	sroce_queue_consume(q, 1);
+}
+
+/*
  * Take the next receive WQE: copy it out of the RQ once, check the copy,
  * give the slot back.  -EAGAIN when the RQ is empty, -EPROTO when user
  * space corrupted the ring or the WQE.
@@ -169,8 +197,6 @@ static void sroce_resp_complete_err(struct sroce_resp_ctx *c,
 static int sroce_resp_take_wqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *r = &qp->resp;
-	struct sroce_queue *q = &qp->rq.queue;
-	const struct sroce_recv_wqe *slot;
 	unsigned long flags;
 	int ready;
 
@@ -183,19 +209,12 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 		goto taken;
 	}
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	ready = sroce_queue_peer_prod(q);
+	ready = sroce_queue_peer_prod(&qp->rq.queue);
 	if (ready <= 0) {
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 		return ready < 0 ? -EPROTO : -EAGAIN;
 	}
-	slot = sroce_queue_slot(q, q->cons);
-	memcpy(&r->wqe, slot, sizeof(r->wqe));
-	/* Validate the copy; the slot may change under us from now on. */
-	if (unlikely(r->wqe.num_sge > qp->rq.max_sge))
-		r->wqe.num_sge = U32_MAX;
-	else
-		memcpy(r->sge, slot + 1, r->wqe.num_sge * sizeof(r->sge[0]));
-	sroce_queue_consume(q, 1);
+	sroce_resp_copy_wqe(qp);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 taken:
 	r->wqe_valid = true;
@@ -679,6 +698,8 @@ void sroce_resp_after_unlock(struct sroce_resp_ctx *c)
 		ev.event = IB_EVENT_COMM_EST;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+	if (c->cq_calls)
+		sroce_cq_callbacks(to_scq(qp->ibqp.recv_cq), c->cq_calls);
 	if (c->fatal)
 		sroce_qp_error(qp);
 }
@@ -738,12 +759,23 @@ free:
 
 /* ---- control path hooks ---- */
 
+/* Kernel post_recv in ERR with interrupts off: flush from process context. */
+static void sroce_resp_flush_work(struct work_struct *work)
+{
+	struct sroce_qp *qp =
+		container_of(work, struct sroce_qp, resp.flush_work);
+
+	sroce_resp_flush(qp);
+	sroce_qp_put(qp); /* the work's reference */
+}
+
 void sroce_resp_init(struct sroce_qp *qp)
 {
 	struct sroce_resp *r = &qp->resp;
 
 	spin_lock_init(&r->lock);
 	INIT_WORK(&r->work, sroce_resp_work);
+	INIT_WORK(&r->flush_work, sroce_resp_flush_work);
 	timer_setup(&r->ack_timer, sroce_resp_ack_timer, 0);
 	r->rd_head = 0;
 	r->rd_send = 0;
@@ -775,25 +807,65 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
+/* Receive WQEs posted in the RQ now (validated), 0 if the ring is bad. */
+static u32 sroce_resp_rq_posted(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	n = sroce_queue_peer_prod(&qp->rq.queue);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return n > 0 ? n : 0;
+}
+
 void sroce_resp_flush(struct sroce_qp *qp)
 {
 	struct sroce_resp *r = &qp->resp;
-	struct sroce_resp_ctx c = { .qp = qp, .sdev = qp->sdev };
+	struct sroce_resp_ctx c = {};
 	unsigned long flags;
+	u32 n;
 
-	spin_lock_irqsave(&r->lock, flags);
+	/*
+	 * Only a QP still in the ERR it was flushed for: a flush that runs
+	 * late (the deferred one of post_recv, or one racing a modify to
+	 * RESET) must not put a reset QP back in error.
+	 */
+	sroce_resp_snapshot(qp, &c);
+	if (c.state != IB_QPS_ERR)
+		return;
+	spin_lock_bh(&r->lock);
+	if (r->gen != c.gen) {
+		spin_unlock_bh(&r->lock);
+		return;
+	}
 	r->error = true;
 	r->rd_send = r->rd_head; /* no more responses */
 	r->ack_pending = false;
 	sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
 	/*
-	 * Stops at an empty ring or at an impossible user index.  An SRQ's
-	 * WQEs belong to the SRQ: only the one this QP holds is flushed.
+	 * What is posted now, from one validated snapshot of the producer's
+	 * index: at most nslots, however the producer moves it meanwhile
+	 * (user space may, and a kernel post_recv flushes its own WQEs after
+	 * posting them).  An SRQ's WQEs belong to the SRQ: only the one this
+	 * QP holds is flushed.
 	 */
-	while (!qp->ibqp.srq && sroce_resp_take_wqe(qp) != -EAGAIN &&
-	       r->wqe_valid)
+	n = qp->ibqp.srq ? 0 : sroce_resp_rq_posted(qp);
+	while (n--) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		sroce_resp_copy_wqe(qp);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		r->wqe_valid = true;
 		sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
-	spin_unlock_irqrestore(&r->lock, flags);
+	}
+	spin_unlock_bh(&r->lock);
+	if (c.cq_calls)
+		sroce_cq_callbacks(to_scq(qp->ibqp.recv_cq), c.cq_calls);
+}
+
+void sroce_resp_flush_later(struct sroce_qp *qp)
+{
+	sroce_task_queue_qp(qp, &qp->resp.flush_work, -1);
 }
 
 void sroce_resp_cleanup(struct sroce_qp *qp)
@@ -807,4 +879,6 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&r->lock, flags);
 	del_timer_sync(&r->ack_timer); /* not re-armed: error is set */
 	sroce_resp_work_cancel(qp);
+	if (cancel_work_sync(&r->flush_work))
+		sroce_qp_put(qp);
 }

@@ -7,10 +7,17 @@
  * qp->resp.lock (spinlock, _bh).  It may transmit (ACK/NAK, READ responses,
  * atomic ACKs) through the pkt API.  READ responses longer than a budget
  * are finished by resp.work on the module workqueue (task.c), which
- * holds a QP reference while queued.  The control-path hooks
- * (init/reset/flush/cleanup) take resp.lock with interrupts disabled, so
- * they may be called with or without qp->lock held; resp_rx never takes
- * qp->lock while holding resp.lock (lock order: qp->lock -> resp.lock -> rq.lock -> cq->lock).
+ * holds a QP reference while queued.  The control-path hooks reset and
+ * cleanup take resp.lock with interrupts disabled, so they may be called
+ * with or without qp->lock held; flush takes qp->lock itself and then
+ * resp.lock (_bh), so it needs process or softirq context with interrupts
+ * on and no QP lock (sroce_resp_flush_later() defers it from anywhere
+ * else).  resp_rx never takes qp->lock while holding resp.lock (lock
+ * order: qp->lock -> resp.lock -> rq.lock -> cq->lock).  No completion
+ * callback runs under resp.lock: CQEs are produced under it and the
+ * recv CQ's handlers are called after it is dropped (resp_ctx.cq_calls).
+ * No user-writable index bounds a loop here: the flush takes at most
+ * nslots WQEs from one validated snapshot of the RQ's prod.
  */
 #ifndef _SROCE_RESP_H
 #define _SROCE_RESP_H
@@ -46,7 +53,8 @@ struct sroce_resp_rd {
 struct sroce_resp {
 	/*
 	 * Serialises the responder of this QP: packets (softirq, _bh), the
-	 * READ response work and the control-path hooks (irqsave).
+	 * READ response work, the flush (_bh) and the reset and cleanup
+	 * hooks (irqsave).  Never taken in hard-IRQ context.
 	 */
 	spinlock_t lock;
 
@@ -102,6 +110,8 @@ struct sroce_resp {
 	/* Sends the rest of long READ responses; holds a QP reference. */
 	struct work_struct work;
 	bool work_queued; /* work queued (and its reference held) */
+	/* sroce_resp_flush_later(); holds a QP reference while queued. */
+	struct work_struct flush_work;
 };
 
 /* request-class opcodes for RC/UC/UD/GSI; takes ownership; softirq */
@@ -111,8 +121,14 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_resp_init(struct sroce_qp *qp);
 /* modify to RESET: forget all state; ePSN reloads from attr.rq_psn. */
 void sroce_resp_reset(struct sroce_qp *qp);
-/* post WR_FLUSH_ERR for every RQ WQE (ERR state) */
+/*
+ * ERR: complete the held WQE and the RQ's posted ones with WR_FLUSH_ERR
+ * (at most nslots, from one snapshot of prod); nothing if the QP is no
+ * longer in ERR.  Process or softirq context, interrupts on, no QP lock.
+ */
 void sroce_resp_flush(struct sroce_qp *qp);
+/* The same from the workqueue: any context (kernel post_recv in ERR). */
+void sroce_resp_flush_later(struct sroce_qp *qp);
 /* destroy: free cached responses (cancels the work, drops references) */
 void sroce_resp_cleanup(struct sroce_qp *qp);
 

@@ -49,6 +49,7 @@ struct sroce_resp_ctx {
 	bool comm_est; /* raise IB_EVENT_COMM_EST after unlock */
 	bool fatal; /* move the QP to ERR after unlock */
 	bool np; /* passed the checks of its QP type: CE may make a CNP */
+	unsigned int cq_calls; /* recv CQ callbacks due after unlock (cq.h) */
 };
 
 /* Outcome of one request packet (RC/UC). */

@@ -24,7 +24,7 @@ cd "$top" || exit 2
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst).
 ci_files=(t-link t-netdev t-datapath t-faults t-resp t-limits t-inval
-	t-mcast t-nvmeof)
+	t-mcast t-nvmeof t-peer t-queues t-kconsumer)
 
 if [ "${1:-}" = --ci ]; then
 	shift
@@ -47,15 +47,19 @@ mkdir -p "$mod"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
 	--exclude=modules.order --exclude=Module.symvers \
-	Kbuild kernel include "$mod/" || fail "cannot copy the module sources"
-make -C "$dk/obj" M="$mod" modules >"$mod/build.log" 2>&1 ||
-	{ tail -n 30 "$mod/build.log"; fail "sroce.ko does not build against the debug kernel"; }
-if grep -E '(warning|error):' "$mod/build.log"; then
-	fail "sroce.ko builds with warnings against the debug kernel"
-fi
+	Kbuild kernel include tests/kmod "$mod/" ||
+	fail "cannot copy the module sources"
+for m in "$mod" "$mod/kmod"; do
+	make -C "$dk/obj" M="$m" modules >"$m/build.log" 2>&1 ||
+		{ tail -n 30 "$m/build.log"; fail "$m does not build against the debug kernel"; }
+	if grep -E '(warning|error):' "$m/build.log"; then
+		fail "$m builds with warnings against the debug kernel"
+	fi
+done
 
 # The debug kernel is several times slower: scale the per-file timeout.
 export SROCE_KO=$mod/kernel/sroce.ko
+export SROCE_KCONSUMER_KO=$mod/kmod/sroce_kconsumer.ko
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-4500}
 export SROCE_DEBUG_KERNEL=1
 res=$top/build/check-debug-results
