@@ -151,6 +151,14 @@ struct sroce_dev {
 	bool ndev_gone;
 
 	/*
+	 * dealloc_driver has started freeing the device's state (PFC,
+	 * multicast, congestion control); guarded by sroce_dev_lock.  Set
+	 * before anything is freed: the netdev notifier leaves a dying device
+	 * alone and newlink adds no sysfs directory to it.
+	 */
+	bool dying;
+
+	/*
 	 * Entry in the receive lookup list of sn (net.c): written under
 	 * sroce_net_lock, read under RCU by the encap_rcv handler.
 	 */
