@@ -42,6 +42,7 @@
 #include "mcast.h"
 #include "net.h"
 #include "pfc.h"
+#include "rxq.h"
 #include "sysfs.h"
 #include "verbs.h"
 
@@ -343,6 +344,8 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->net_node);
 	spin_lock_init(&sdev->port_lock);
 	sdev->rx_steer = true; /* rxq.h */
+	atomic_long_set(&sdev->rxq_bytes, 0);
+	sdev->rxq_max_bytes = SROCE_RXQ_DEV_MAX_BYTES;
 	sdev->ack_coalesce = true; /* req_pkt.c */
 	sdev->tx_batch = SROCE_TX_BATCH_AUTO;
 	sdev->port_state = IB_PORT_DOWN;

@@ -98,6 +98,13 @@ struct sroce_dev {
 
 	/* Receive steering on (rxq.h); sysfs rx_steer, read with READ_ONCE. */
 	bool rx_steer;
+	/*
+	 * Truesize of the packets waiting in the receive queues of all QPs
+	 * (rxq.c, atomic), and its bound (sysfs rx_queue_max_bytes, written
+	 * with WRITE_ONCE, read with READ_ONCE).
+	 */
+	atomic_long_t rxq_bytes;
+	unsigned long rxq_max_bytes;
 	/* Unsignaled messages ask for no ACK (req_pkt.c); sysfs ack_coalesce. */
 	bool ack_coalesce;
 	/* enum sroce_tx_batch (pkt.h); sysfs tx_batch, read with READ_ONCE. */
