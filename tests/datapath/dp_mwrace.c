@@ -29,7 +29,7 @@
 
 #include "dp_tool.h"
 
-#define MR_NTEST 4
+#define MR_NTEST 5
 
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
@@ -64,15 +64,20 @@ static void *mr_binder(void *arg)
 	}
 }
 
-/* RESET -> RTS of an RC QP connected to itself through @gid. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* RESET -> RTS of the RC QP, connected to itself through @gid. */
 static int rc_self_up(int gidx, const union ibv_gid *gid)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT, .port_num = 1,
-				  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return -1;
@@ -96,12 +101,25 @@ static int rc_self_up(int gidx, const union ibv_gid *gid)
 					     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-static double now_s(void)
+/*
+ * A new RC QP connected to itself through @gid, replacing the global qp
+ * (a refused bind leaves the old one in ERR); 0 or -1.
+ */
+static int rc_self_new(struct ibv_pd *pd, struct ibv_cq *cq, int gidx,
+		       const union ibv_gid *gid)
 {
-	struct timespec ts;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_wc wc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (qp && ibv_destroy_qp(qp))
+		return -1;
+	while (ibv_poll_cq(cq, 1, &wc) == 1)
+		;
+	qp = ibv_create_qp(pd, &ia);
+	return qp ? rc_self_up(gidx, gid) : -1;
 }
 
 /* The completion of round @r: its status, -1 if none within 5 s. */
@@ -124,7 +142,7 @@ int main(int argc, char **argv)
 {
 	long ok = 0, refused = 0, notposted = 0, bad = 0;
 	int n = 20000, secs = 60, gidx = 0, c, err;
-	unsigned int r = 0, i;
+	unsigned int r = 0;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
 	struct ibv_cq *cq = NULL;
@@ -166,19 +184,12 @@ int main(int argc, char **argv)
 		pd = ibv_alloc_pd(ctx);
 		cq = pd ? ibv_create_cq(ctx, 64, NULL, NULL, 0) : NULL;
 	}
-	if (cq) {
-		struct ibv_qp_init_attr ia = {
-			.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 8, .max_recv_wr = 1,
-				 .max_send_sge = 1, .max_recv_sge = 1 } };
-
+	if (cq)
 		mr = ibv_reg_mr(pd, buf, 4096,
 				IBV_ACCESS_LOCAL_WRITE |
 					IBV_ACCESS_REMOTE_WRITE |
 					IBV_ACCESS_MW_BIND);
-		qp = mr ? ibv_create_qp(pd, &ia) : NULL;
-	}
-	err = !qp || rc_self_up(gidx, &gid);
+	err = !mr || rc_self_new(pd, cq, gidx, &gid);
 	dpt_report(!err, "an RC QP on itself and an MR with MW_BIND",
 		   err ? strerror(errno) : NULL);
 	if (err)
@@ -228,13 +239,10 @@ int main(int argc, char **argv)
 			bad++;
 			break;
 		}
-		/* A refused bind puts the QP in error: bring it back. */
+		/* A refused bind puts the QP in error: take a new one. */
 		refused++;
-		for (i = 0; i < 8 && ibv_poll_cq(cq, 1, &(struct ibv_wc){});
-		     i++)
-			;
-		if (rc_self_up(gidx, &gid)) {
-			snprintf(why, sizeof(why), "round %u: QP back up: %s",
+		if (rc_self_new(pd, cq, gidx, &gid)) {
+			snprintf(why, sizeof(why), "round %u: new QP: %s",
 				 r, strerror(errno));
 			bad++;
 			break;
@@ -242,7 +250,8 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
-	r--;
+	if (!bad)
+		r--; /* the loop's last increment */
 	printf("# %u rounds in %.1f s: %ld bound, %ld refused (window gone), %ld not posted\n",
 	       r, now_s() - t0, ok, refused, notposted);
 	dpt_report(!bad, "alloc, bind racing dealloc, in a loop", bad ? why : NULL);
