@@ -7,7 +7,7 @@
  *
  * Each round allocates a type 1 window; a second thread posts
  * ibv_bind_mw() of it to one MR while the main thread, after a delay that
- * sweeps a few microseconds round by round, deallocates the window.  The
+ * sweeps 0 to 8184 spins round by round, deallocates the window.  The
  * bind may complete either way (bound and then unbound by the dealloc, or
  * refused as the window is gone), but it must never leave the dead window
  * bound: that keeps the MR's window count raised, so ibv_dereg_mr() fails
@@ -213,8 +213,8 @@ int main(int argc, char **argv)
 		}
 		shadow = *mw;
 		atomic_store(&round_go, r);
-		/* 0 .. 63 spins: sweep the dealloc over the bind. */
-		for (spin = 0; spin < ((r * 7) & 63) * 8; spin++)
+		/* 0 .. 8184 spins: sweep the dealloc over the bind. */
+		for (spin = 0; spin < (r * 37) % 1024 * 8; spin++)
 			;
 		if (ibv_dealloc_mw(mw)) {
 			snprintf(why, sizeof(why), "round %u: dealloc_mw: %s",
