@@ -49,10 +49,17 @@ ktap_result "rx_queue_max_bytes: set to $LIMIT" \
 
 # --- a flood into a slow receiver --------------------------------------------------
 
-# backlog_sum: bytes waiting in sroce2's receive queues, all priorities.
+# backlog_sum: bytes waiting in sroce2's receive queues, all priorities,
+# into $bsum; bash builtins only, so that the sampling loop is dense.
 backlog_sum() {
-	sed -n 's/.* backlog \(.*\)$/\1/p' "$S2/pfc_state" |
-		awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }'
+	local l v
+	bsum=0
+	while IFS= read -r l; do
+		[[ $l == *" backlog "* ]] || continue
+		for v in ${l##* backlog }; do
+			bsum=$((bsum + v))
+		done
+	done <"$S2/pfc_state"
 }
 
 drops0=$(hw_counter sroce2 rx_drop_dev_backlog)
@@ -71,10 +78,10 @@ max=0
 samples=0
 t0=$SECONDS
 while kill -0 "$cli" 2>/dev/null && [ $((SECONDS - t0)) -lt $((SECS + 60)) ]; do
-	b=$(backlog_sum)
-	[ "${b:-0}" -gt "$max" ] && max=$b
+	backlog_sum
+	[ "$bsum" -gt "$max" ] && max=$bsum
 	samples=$((samples + 1))
-	sleep 0.05
+	sleep 0.02
 done
 kill "$cli" "$srv" 2>/dev/null
 wait "$cli" "$srv" 2>/dev/null
