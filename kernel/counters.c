@@ -68,6 +68,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RESP_DELAYED_ACKS] = { .name = "resp_delayed_acks" },
 	[SROCE_CNT_RX_STEERED] = { .name = "rx_steered_pkts" },
 	[SROCE_CNT_RX_DROP_BACKLOG] = { .name = "rx_drop_backlog" },
+	[SROCE_CNT_RX_DROP_DEV_BACKLOG] = { .name = "rx_drop_dev_backlog" },
 	[SROCE_CNT_TX_BATCHES] = { .name = "tx_batches" },
 	[SROCE_CNT_REQ_TIMEOUT_DEFERRED] = { .name = "req_timeout_deferred" },
 	[SROCE_CNT_REQ_TAIL_PROBES] = { .name = "req_tail_probes" },

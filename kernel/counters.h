@@ -115,6 +115,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_STEERED,
 	/* Dropped: too many packets of the QP waiting for that CPU. */
 	SROCE_CNT_RX_DROP_BACKLOG,
+	/*
+	 * Dropped: the receive queues of all the device's QPs together held
+	 * rx_queue_max_bytes (rxq.h).
+	 */
+	SROCE_CNT_RX_DROP_DEV_BACKLOG,
 	/* Request packet batches sent as one UDP GSO skb (tx_batch). */
 	SROCE_CNT_TX_BATCHES,
 	/* Retransmit timeouts postponed once: responses waited locally. */

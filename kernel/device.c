@@ -17,7 +17,9 @@
  * ib_core's unregistration work or module unload).
  *
  * Lock order: rtnl -> sroce_dev_lock -> sroce_net_lock (net.c) and
- * port_lock innermost.
+ * port_lock innermost; ib_core's unregistration_lock (held around
+ * dealloc_driver) -> sroce_dev_lock; newlink holds sroce_dev_lock while it
+ * creates the ecn/ kobjects.
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -40,6 +42,7 @@
 #include "mcast.h"
 #include "net.h"
 #include "pfc.h"
+#include "rxq.h"
 #include "sysfs.h"
 #include "verbs.h"
 
@@ -257,6 +260,17 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	/*
+	 * First take the device out of the notifier's view: a carrier flap
+	 * or MTU change would otherwise reach the PFC state freed below
+	 * (sroce_port_update()).  A notifier call running now holds the lock,
+	 * and so does a newlink adding the ecn/ directories: both finish
+	 * before anything is freed, and neither touches the device after.
+	 */
+	mutex_lock(&sroce_dev_lock);
+	sdev->dying = true;
+	mutex_unlock(&sroce_dev_lock);
+
 	sroce_verbs_dev_fini(sdev);
 	sroce_dev_release_resources(sdev);
 
@@ -330,6 +344,8 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->net_node);
 	spin_lock_init(&sdev->port_lock);
 	sdev->rx_steer = true; /* rxq.h */
+	atomic_long_set(&sdev->rxq_bytes, 0);
+	sdev->rxq_max_bytes = SROCE_RXQ_DEV_MAX_BYTES;
 	sdev->ack_coalesce = true; /* req_pkt.c */
 	sdev->tx_batch = SROCE_TX_BATCH_AUTO;
 	sdev->port_state = IB_PORT_DOWN;
@@ -479,12 +495,17 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return err;
 	}
 
-	/* The notifier saw the netdev go while registration was running. */
+	/*
+	 * The notifier saw the netdev go while registration was running, or
+	 * an unregistration already reached dealloc_driver.  The ecn/
+	 * directories are added under the lock, so a dealloc_driver (which
+	 * sets dying under it first) either removes them or finds none.
+	 */
 	mutex_lock(&sroce_dev_lock);
-	gone = sdev->ndev_gone;
-	mutex_unlock(&sroce_dev_lock);
+	gone = sdev->ndev_gone || sdev->dying;
 	if (!gone)
 		err = sroce_cc_sysfs_add(sdev);
+	mutex_unlock(&sroce_dev_lock);
 	if (gone || err) {
 		ib_unregister_device(&sdev->ib_dev);
 		err = err ?: -ENODEV;
@@ -584,7 +605,8 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (event == NETDEV_UNREGISTER)
 		sroce_dev_upper_event(event, ndev);
 	sdev = sroce_dev_find_locked(ndev);
-	if (sdev) {
+	/* A dying device's state is being freed (dealloc_driver). */
+	if (sdev && !sdev->dying) {
 		if (event == NETDEV_UNREGISTER)
 			sroce_dev_netdev_gone(sdev);
 		else

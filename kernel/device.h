@@ -98,6 +98,13 @@ struct sroce_dev {
 
 	/* Receive steering on (rxq.h); sysfs rx_steer, read with READ_ONCE. */
 	bool rx_steer;
+	/*
+	 * Truesize of the packets waiting in the receive queues of all QPs
+	 * (rxq.c, atomic), and its bound (sysfs rx_queue_max_bytes, written
+	 * with WRITE_ONCE, read with READ_ONCE).
+	 */
+	atomic_long_t rxq_bytes;
+	unsigned long rxq_max_bytes;
 	/* Unsignaled messages ask for no ACK (req_pkt.c); sysfs ack_coalesce. */
 	bool ack_coalesce;
 	/* enum sroce_tx_batch (pkt.h); sysfs tx_batch, read with READ_ONCE. */
@@ -149,6 +156,14 @@ struct sroce_dev {
 	 * registering the device to unregister it again.
 	 */
 	bool ndev_gone;
+
+	/*
+	 * dealloc_driver has started freeing the device's state (PFC,
+	 * multicast, congestion control); guarded by sroce_dev_lock.  Set
+	 * before anything is freed: the netdev notifier leaves a dying device
+	 * alone and newlink adds no sysfs directory to it.
+	 */
+	bool dying;
 
 	/*
 	 * Entry in the receive lookup list of sn (net.c): written under

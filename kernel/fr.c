@@ -110,11 +110,18 @@ sroce_fr_register(struct sroce_qp *qp, struct sroce_mr *mr, u32 key, int access)
 		spin_unlock_irqrestore(&mr->fr_lock, flags);
 		return IB_WC_LOC_QP_OP_ERR;
 	}
+	/*
+	 * A holder of the previous registration may still be copying (a
+	 * remote SEND with Invalidate does not wait for it): it reads
+	 * these as one snapshot per chunk (mem.c), never a torn mix.
+	 */
+	write_seqcount_begin(&mr->fr_seq);
 	memcpy(mr->fr_pages, mr->fr_map, mr->fr_nmap * sizeof(u64));
 	mr->fr_npages = mr->fr_nmap;
 	mr->fr_shift = ilog2(ps);
 	mr->iova = mr->ibmr.iova;
 	mr->length = mr->ibmr.length;
+	write_seqcount_end(&mr->fr_seq);
 	mr->access = access;
 	WRITE_ONCE(mr->ibmr.lkey, key);
 	WRITE_ONCE(mr->ibmr.rkey, key);

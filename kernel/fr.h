@@ -15,6 +15,15 @@
  * RECEIVE side of the receiving QP (resp.lock held, softirq).  They
  * serialise on mr->fr_lock (irqsave).  Lookups (mr.c, any context) read
  * fr_valid with load-acquire and find the MR only while it is Valid.
+ *
+ * An invalidation does not wait for holders that found the MR Valid: one
+ * may still be copying when the owner registers the MR again.  REG_MR
+ * rewrites the page list, page size, iova and length inside mr->fr_seq
+ * (a seqcount of fr_lock), and mem.c reads them as one snapshot for every
+ * chunk it copies and checks the chunk against that snapshot, so a holder
+ * never combines one registration's page size with another's pages (which
+ * would reach past a registered page).  Such a late holder's bytes land in
+ * the current registration, inside it.
  */
 #ifndef _SROCE_FR_H
 #define _SROCE_FR_H

@@ -63,21 +63,44 @@ static bool sroce_mem_in_mr(const struct sroce_mr *mr, u64 va, u64 len)
 }
 
 /*
- * Fast-registration MR (fr.c): the kernel virtual address of byte @va
- * (range already checked) and in *@n how many bytes follow it in the same
- * registered page, at most @len.  NULL if the page list does not cover it.
+ * Fast-registration MR (fr.c): the kernel virtual address of byte @va and
+ * in *@n how many bytes follow it in the same registered page and inside
+ * the registration, at most @len.  NULL if the registration does not cover
+ * @va.
+ *
+ * The caller checked the range when it looked the MR up, but REG_MR may
+ * have rewritten the MR since (invalidated and registered again while
+ * this holder copies): page size, iova, length and the page entry are
+ * read as one snapshot under fr_seq and the range is checked again against
+ * it, so one chunk lies inside one registration's page, never at an
+ * offset of one registration's page size into another's page.
  */
 static u8 *sroce_mem_fr_addr(const struct sroce_mr *mr, u64 va, u32 len, u32 *n)
 {
-	u64 ps = 1ULL << mr->fr_shift;
-	u64 pos = va - (mr->iova & ~(ps - 1));
-	u64 idx = pos >> mr->fr_shift;
-	u64 pgoff = pos & (ps - 1);
+	u64 ps, pos, idx, iova, length, page = 0;
+	unsigned int seq;
+	bool mapped;
+	u8 shift;
 
-	if (unlikely(idx >= mr->fr_npages))
+	do {
+		seq = read_seqcount_begin(&mr->fr_seq);
+		shift = mr->fr_shift;
+		iova = mr->iova;
+		length = mr->length;
+		ps = 1ULL << shift;
+		pos = va - (iova & ~(ps - 1));
+		idx = pos >> shift;
+		/* fr_npages <= fr_max, the size of fr_pages, in any state. */
+		mapped = idx < mr->fr_npages;
+		if (mapped)
+			page = mr->fr_pages[idx];
+	} while (read_seqcount_retry(&mr->fr_seq, seq));
+
+	if (unlikely(!mapped || va < iova || va - iova >= length))
 		return NULL;
-	*n = min_t(u64, len, ps - pgoff);
-	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + pgoff);
+	*n = min_t(u64, min_t(u64, len, ps - (pos & (ps - 1))),
+		   length - (va - iova));
+	return (u8 *)(uintptr_t)(page + (pos & (ps - 1)));
 }
 
 static int sroce_mem_fr_io(struct sroce_mr *mr, u64 va, u32 len,
@@ -283,10 +306,13 @@ int sroce_mem_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 compare,
 	if (mr->fr) {
 		u32 n;
 
-		/* 8 aligned bytes never straddle a page of >= 512 bytes. */
+		/*
+		 * 8 aligned bytes never straddle a page of >= 512 bytes; n
+		 * is short only if a new registration ends inside them.
+		 */
 		kaddr = NULL;
 		target = (atomic64_t *)sroce_mem_fr_addr(mr, va, 8, &n);
-		if (unlikely(!target))
+		if (unlikely(!target || n < 8))
 			return -EINVAL;
 	} else if (mr->pages) {
 		off = va - mr->iova + mr->page_off;

@@ -66,6 +66,7 @@ static struct sroce_mr *sroce_mr_alloc_entry(struct sroce_dev *sdev, int access,
 	mr->access = access;
 	mr->mw = mw;
 	spin_lock_init(&mr->fr_lock);
+	seqcount_spinlock_init(&mr->fr_seq, &mr->fr_lock);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	return mr;

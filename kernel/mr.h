@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/seqlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -27,7 +28,11 @@ struct sroce_dev;
  * reference read them without a lock -- except for fast-registration MRs
  * (fr.c), whose keys, iova, length, access and page list are rewritten by
  * IB_WR_REG_MR while the MR is invalid (fr_valid false: no lookup finds
- * it) and published again by a store-release of fr_valid.
+ * it) and published again by a store-release of fr_valid.  A holder that
+ * found the MR Valid may still be copying when it is invalidated and
+ * registered again: mem.c reads the page list, page size, iova and length
+ * of each chunk it copies as one snapshot under fr_seq, so a chunk never
+ * mixes two registrations (fr.h).
  */
 struct sroce_mr {
 	struct ib_mr ibmr; /* lkey, rkey, iova, length, pd */
@@ -54,16 +59,18 @@ struct sroce_mr {
 	u64 *fr_map; /* staging: page addresses (kernel virtual) */
 	u64 *fr_pages; /* registered page addresses, iova order */
 	spinlock_t fr_lock; /* serialises REG_MR and invalidation */
+	/* REG_MR's rewrite of fr_pages/fr_npages/fr_shift/iova/length. */
+	seqcount_spinlock_t fr_seq;
 	/*
 	 * Memory windows (mw.c).  A window is an entry of mr_xa too (its
 	 * rkey is looked up like an MR's), with mw set.  Guarded by fr_lock:
-	 * mw_bound, mw_mr and the window's iova/length/access/keys of a
+	 * mw_bound, mw_mr, dying and the iova/length/access/keys of a
 	 * window; mw_count and dying of an MR.
 	 */
 	bool mw; /* this entry is a window; constant */
 	u8 mw_type; /* IB_MW_TYPE_1 or _2; constant */
 	bool mw_bound; /* window: bound to mw_mr (IBA 10.6.7.2) */
-	bool dying; /* MR: dereg_mr started, no new binds */
+	bool dying; /* MR: dereg_mr started, no new binds; window: dealloc */
 	u32 mw_count; /* MR: windows bound to it (dereg_mr: -EBUSY) */
 	struct sroce_mr *mw_mr; /* window: the MR it is bound to */
 };

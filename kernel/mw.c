@@ -73,7 +73,13 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	struct sroce_mr *mr;
 	unsigned long flags;
 
+	/*
+	 * A bind that looked the window up before dereg_mr unpublishes it
+	 * may still take fr_lock after this: dying makes it fail, so no
+	 * binding raises an MR's mw_count once the window is unbound.
+	 */
 	spin_lock_irqsave(&win->fr_lock, flags);
+	win->dying = true;
 	mr = sroce_mw_unbind_locked(win);
 	spin_unlock_irqrestore(&win->fr_lock, flags);
 	sroce_mw_release_mr(mr);
@@ -156,8 +162,11 @@ enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 	}
 
 	spin_lock_irqsave(&win->fr_lock, flags);
-	/* IBA 10.6.7.2.2: a type 2 window is bound only from Free. */
-	if (win->mw_type == IB_MW_TYPE_2 && win->mw_bound) {
+	/*
+	 * IBA 10.6.7.2.2: a type 2 window is bound only from Free.  A
+	 * window being deallocated is never bound again.
+	 */
+	if (win->dying || (win->mw_type == IB_MW_TYPE_2 && win->mw_bound)) {
 		spin_unlock_irqrestore(&win->fr_lock, flags);
 		sroce_mw_release_mr(mr);
 		goto out;

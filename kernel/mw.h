@@ -12,8 +12,11 @@
  *
  * The window's state lives in a struct sroce_mr entry of mr_xa (mr->mw),
  * guarded by its fr_lock; binding takes the MR's fr_lock after the
- * window's (window -> MR), never the reverse.  BIND_MW runs on the SEND
- * side of the posting QP (req.lock), remote access and remote
+ * window's (window -> MR), never the reverse.  dealloc_mw marks the window
+ * dying under its fr_lock as it unbinds it; a bind that had looked the
+ * window up before then fails (IB_WC_MW_BIND_ERR) rather than bind a window
+ * that is going away, whose binding nothing would drop.  BIND_MW runs on
+ * the SEND side of the posting QP (req.lock), remote access and remote
  * invalidation on the RECEIVE side (resp.lock), dealloc in process
  * context.
  */

@@ -48,6 +48,29 @@ static int sroce_rxq_cpu(const struct sroce_qp *qp)
 	return -1;
 }
 
+/*
+ * Charge @skb to the device's queued memory; false (nothing charged) if
+ * that would exceed rx_queue_max_bytes.  Lane lock held.
+ */
+static bool sroce_rxq_charge(struct sroce_rxq *q, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = q->qp->sdev;
+	long b;
+
+	lockdep_assert_held(&q->lock);
+	b = atomic_long_add_return(skb->truesize, &sdev->rxq_bytes);
+	if (likely(b <= (long)READ_ONCE(sdev->rxq_max_bytes)))
+		return true;
+	atomic_long_sub(skb->truesize, &sdev->rxq_bytes);
+	return false;
+}
+
+/* @skb left its queue: before anything changes its truesize. */
+static void sroce_rxq_uncharge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	atomic_long_sub(skb->truesize, &qp->sdev->rxq_bytes);
+}
+
 static void sroce_rxq_kick(struct sroce_rxq *q)
 {
 	sroce_task_queue_qp(q->qp, &q->work, sroce_rxq_cpu(q->qp));
@@ -70,6 +93,7 @@ static void sroce_rxq_fn(struct work_struct *work)
 	q->busy = true;
 	while ((skb = __skb_dequeue(&q->skbs))) {
 		spin_unlock_bh(&q->lock);
+		sroce_rxq_uncharge(qp, skb);
 		sroce_pfc_rx_dequeued(qp->sdev, skb, true);
 		local_bh_disable();
 		rcu_read_lock();
@@ -88,6 +112,20 @@ static void sroce_rxq_fn(struct work_struct *work)
 		sroce_rxq_kick(q);
 out:
 	sroce_qp_put(qp); /* the reference taken by sroce_rxq_kick() */
+}
+
+/* Drop @skb, which found its lane or the device full; drops the lock. */
+static void sroce_rxq_drop(struct sroce_rxq *q, struct sk_buff *skb,
+			   enum sroce_counter c) __releases(&q->lock)
+{
+	/* Never leave a full queue without a consumer on its way. */
+	bool kick = !q->busy && !skb_queue_empty(&q->skbs);
+
+	spin_unlock(&q->lock);
+	sroce_counter_inc(q->qp->sdev, c);
+	kfree_skb(skb);
+	if (kick)
+		sroce_rxq_kick(q);
 }
 
 void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
@@ -115,13 +153,11 @@ void sroce_rxq_deliver(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (unlikely(skb_queue_len(&q->skbs) >= SROCE_RXQ_MAX_PKTS)) {
-		/* Never leave a full queue without a consumer on its way. */
-		kick = !q->busy;
-		spin_unlock(&q->lock);
-		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_DROP_BACKLOG);
-		kfree_skb(skb);
-		if (kick)
-			sroce_rxq_kick(q);
+		sroce_rxq_drop(q, skb, SROCE_CNT_RX_DROP_BACKLOG);
+		return;
+	}
+	if (unlikely(!sroce_rxq_charge(q, skb))) {
+		sroce_rxq_drop(q, skb, SROCE_CNT_RX_DROP_DEV_BACKLOG);
 		return;
 	}
 	/* A receive dst may be a noref one, valid only in this softirq. */
@@ -167,6 +203,7 @@ void sroce_rxq_cleanup(struct sroce_qp *qp)
 		spin_unlock_bh(&q->lock);
 	}
 	while ((skb = __skb_dequeue(&drop))) {
+		sroce_rxq_uncharge(qp, skb);
 		sroce_pfc_rx_dequeued(qp->sdev, skb, false);
 		kfree_skb(skb);
 	}

@@ -24,6 +24,13 @@
  * CPU does not push the peer's next request, arriving on the other CPU,
  * into the work.  Within a lane, packets are processed in arrival order
  * and by one context at a time.
+ *
+ * Memory: besides the per-lane bound, the device counts the truesize of
+ * every queued packet (sroce_dev.rxq_bytes, an atomic charged under the
+ * lane's lock before the packet is queued, uncharged when it leaves the
+ * queue) and drops a packet that would take the count beyond
+ * rx_queue_max_bytes.  Concurrent lanes may overshoot by at most one
+ * packet each.
  */
 #ifndef _SROCE_RXQ_H
 #define _SROCE_RXQ_H
@@ -38,6 +45,16 @@ struct sroce_qp;
 #define SROCE_RXQ_INLINE_MAX 256
 /* Packets a lane may have waiting; more are dropped (and retransmitted). */
 #define SROCE_RXQ_MAX_PKTS 2048
+/*
+ * Memory (skb truesize) the receive queues of all QPs of one device may
+ * hold together; sysfs rx_queue_max_bytes, in [MIN, MAX].  The per-lane
+ * bound alone allows 2048 packets on each lane of 16k QPs (hundreds of GB):
+ * beyond this a packet is dropped and counted (rx_drop_dev_backlog), and
+ * RC retransmits it.  64 MiB is some 10000 full 4096-byte packets.
+ */
+#define SROCE_RXQ_DEV_MAX_BYTES (64UL << 20)
+#define SROCE_RXQ_DEV_MIN_BYTES (64UL << 10)
+#define SROCE_RXQ_DEV_LIMIT_BYTES (16UL << 30)
 
 /* The lanes of a QP: which state machine consumes the packets. */
 enum sroce_rxq_lane {

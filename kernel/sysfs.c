@@ -7,7 +7,8 @@
  * exist from ib_register_device() (before the KOBJ_ADD uevent) until
  * unregistration.  rx_steer switches receive steering (rxq.h), tx_batch
  * the sending of request packets in UDP GSO batches (pkt.c), ack_coalesce
- * whether unsignaled messages ask for ACKs (req_pkt.c).
+ * whether unsignaled messages ask for ACKs (req_pkt.c), rx_queue_max_bytes
+ * bounds the memory of all receive queues of the device (rxq.h).
  */
 #include <linux/device.h>
 #include <linux/kstrtox.h>
@@ -20,6 +21,7 @@
 #include "device.h"
 #include "pfc.h"
 #include "pkt.h"
+#include "rxq.h"
 #include "sysfs.h"
 
 static ssize_t sroce_abi_version_show(struct device *dev,
@@ -137,12 +139,42 @@ static ssize_t tx_batch_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(tx_batch);
 
+static ssize_t rx_queue_max_bytes_show(struct device *dev,
+				       struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(sdev->rxq_max_bytes));
+}
+
+static ssize_t rx_queue_max_bytes_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(dev, struct sroce_dev, ib_dev);
+	unsigned long v;
+	int err;
+
+	err = kstrtoul(buf, 0, &v);
+	if (err)
+		return err;
+	if (v < SROCE_RXQ_DEV_MIN_BYTES || v > SROCE_RXQ_DEV_LIMIT_BYTES)
+		return -ERANGE;
+	/* Packets already queued stay; new ones see the bound. */
+	WRITE_ONCE(sdev->rxq_max_bytes, v);
+	return count;
+}
+static DEVICE_ATTR_RW(rx_queue_max_bytes);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
 	&dev_attr_rx_steer.attr,
 	&dev_attr_ack_coalesce.attr,
 	&dev_attr_tx_batch.attr,
+	&dev_attr_rx_queue_max_bytes.attr,
 	&sroce_pfc_attr_mode.attr,
 	&sroce_pfc_attr_dscp2prio.attr,
 	&sroce_pfc_attr_state.attr,

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-link.sh - device lifecycle through `rdma link`: add, attributes, GIDs,
-# bad arguments, delete, 100 add/delete cycles without leaks, rmmod with
-# devices present, reload.
+# bad arguments, delete, 100 add/delete cycles without leaks, add/delete
+# while the link flaps and its MTU changes, add racing the removal of the
+# netdev, rmmod with devices present (also while the link flaps), reload.
 #
 # Topology: make_two_ns --no-rdma (see lib.sh); devices are added by hand.
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ktap_begin 20 "sroce device lifecycle (rdma link)"
+ktap_begin 24 "sroce device lifecycle (rdma link)"
 
 if ! ktap_check "load sroce.ko" load_sroce; then
 	ktap_skip_rest "sroce.ko does not load"
@@ -128,10 +129,88 @@ ktap_result "100 x add/delete leak no device, reference or slab" \
 	"$([ "$devs0" = "$devs1" ] && [ "$ref0" = "$ref1" ] &&
 		[ $((slab1 - slab0)) -lt 2048 ]; echo $?)"
 
+# --- add/delete while the link flaps ------------------------------------------------
+
+# flapper: until /tmp/flap-stop exists, take v2 (v1's peer) down and up,
+# which changes v1's carrier (NETDEV_CHANGE), and move v1's MTU between
+# two values (NETDEV_CHANGEMTU): every event reaches the notifier, which
+# updates the port (and its PFC speed) of a listed device.  A batch file
+# per ip invocation keeps the events dense under TCG.
+flap_start() {
+	local i
+	rm -f /tmp/flap-stop /tmp/flap-count
+	for ((i = 0; i < 25; i++)); do
+		echo "link set v2 down"
+		echo "link set v2 up"
+	done >/tmp/flap-ns2
+	for ((i = 0; i < 25; i++)); do
+		echo "link set v1 mtu 1400"
+		echo "link set v1 mtu 1500"
+	done >/tmp/flap-ns1
+	(n=0
+	 while [ ! -e /tmp/flap-stop ]; do
+		ip -n ns2 -batch /tmp/flap-ns2 2>/dev/null
+		ip -n ns1 -batch /tmp/flap-ns1 2>/dev/null
+		n=$((n + 100))
+	 done
+	 echo $n >/tmp/flap-count) &
+	flapper=$!
+}
+
+flap_stop() {
+	touch /tmp/flap-stop
+	wait "$flapper"
+	ip -n ns2 link set v2 up
+	ip -n ns1 link set v1 mtu 1500
+}
+
+# Each delete's dealloc_driver frees the PFC state while the notifier may
+# be updating the port for an event: it must not find the device then.
+flap_start
+out=$(cycle 60 2>&1)
+st=$?
+flap_stop
+diag "$(cat /tmp/flap-count) link events during 60 add/delete cycles"
+ktap_result "60 x add/delete while v1's carrier flaps and its MTU changes" \
+	$st "$out"
+ktap_result "no device left after the flapping cycles" \
+	"$(dev_gone sroce1; echo $?)" "devices: $(ls /sys/class/infiniband)"
+
+# --- add racing the removal of its netdev ----------------------------------------
+
+# A newlink whose netdev is deleted while it registers: the notifier
+# queues the unregistration, which must not free the congestion control
+# state while newlink still adds the ecn/ directories to it.  Each round
+# makes a fresh veth, starts the add and deletes the veth after a delay
+# that sweeps the registration; the add may fail or succeed, but the
+# device must go and nothing may stay behind.
+race_rounds=40
+ref0=$(cat /sys/module/sroce/refcnt)
+ip netns exec ns1 bash -c '
+	for ((i = 0; i < $1; i++)); do
+		ip link add vr1 type veth peer name vr2 || exit 1
+		ip link set vr1 up && ip link set vr2 up
+		rdma link add sroce7 type sroce netdev vr1 2>/dev/null &
+		sleep "0.0$((i % 10))$((i * 7 % 10))"
+		ip link del vr1
+		wait
+	done' race "$race_rounds" >/dev/null 2>&1
+st=$?
+ok=1
+wait_until 20 dev_gone sroce7 && ok=0
+ref1=$(cat /sys/module/sroce/refcnt)
+ktap_result "$race_rounds x add racing the deletion of its netdev" $st
+ktap_result "the racing adds left no device or module reference" \
+	"$([ $ok = 0 ] && [ "$ref0" = "$ref1" ]; echo $?)" \
+	"devices: $(ls /sys/class/infiniband) refcnt $ref0 -> $ref1"
+
 # --- rmmod with devices present, reload -----------------------------------------
 
 add_link sroce1 sroce v1 ns1 && add_link sroce2 sroce v2 ns2
-ktap_check "rmmod sroce with two devices present" rmmod sroce
+# Module unload reaches dealloc_driver too: with the link flapping.
+flap_start
+ktap_check "rmmod sroce with two devices present, link flapping" rmmod sroce
+flap_stop
 ktap_result "rmmod removed the devices and the module" \
 	"$(dev_gone sroce1 && dev_gone sroce2 && [ ! -e /sys/module/sroce ]
 		echo $?)" "devices: $(ls /sys/class/infiniband)"
