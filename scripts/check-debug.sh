@@ -24,7 +24,7 @@ cd "$top" || exit 2
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst).
 ci_files=(t-link t-netdev t-datapath t-faults t-resp t-limits t-inval
-	t-mcast t-nvmeof t-peer t-queues t-kconsumer)
+	t-mcast t-nvmeof t-peer t-queues t-kconsumer t-rxq)
 
 if [ "${1:-}" = --ci ]; then
 	shift
