@@ -10,6 +10,7 @@
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
 #   make sim        cc simulator (tools/ccsim): standard scenarios into build/sim/
+#   make fuzz       libFuzzer targets of kernel/proto, FUZZ_SECONDS (60) each
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
 #   make install    install module, provider and the libibverbs driver file
@@ -25,7 +26,7 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help bench-cc sim check-debug
+	style install uninstall clean help bench-cc sim check-debug fuzz
 
 all: kernel provider
 
@@ -78,6 +79,12 @@ sim:
 	scripts/deps.sh sim
 	$(MAKE) -C tools/ccsim run
 
+# fuzz: every parser and state machine of kernel/proto under libFuzzer
+# (tests/fuzz); prints exec/s and executions, fails on a finding.
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 style:
 	scripts/style.sh
 
@@ -94,5 +101,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C provider clean
 	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/fuzz clean
 	-$(MAKE) -C tools/ccsim clean
 	-$(MAKE) -C tests/datapath clean

@@ -60,6 +60,11 @@ echo "check: simulator tests"
 tests/sim/run.sh 2>&1 | tee "$log"
 add_counts "simulator tests" "${PIPESTATUS[0]}"
 
+# A few seconds of each libFuzzer target (tests/fuzz; `make fuzz` runs long).
+echo "check: fuzz targets (short runs)"
+make -s -C tests/fuzz check 2>&1 | tee "$log"
+add_counts "fuzz targets" "${PIPESTATUS[0]}"
+
 # static checks: sparse over the kernel sources (C=2, all files), then
 # checkpatch --strict and clang-format (scripts/style.sh).  One test each.
 static_check() {

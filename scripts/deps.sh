@@ -11,6 +11,7 @@ pkgs=(
 	librdmacm1 librdmacm-dev rdmacm-utils perftest python3-pyverbs
 	iproute2 iputils-ping tcpdump tshark ethtool procps clang-format
 	python3-docutils nvme-cli
+	clang libclang-rt-14-dev # tests/fuzz (libFuzzer)
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)

@@ -44,7 +44,7 @@ if ! "$cp" --strict --no-tree --terse --show-types --ignore FILE_PATH_CHANGES,SP
 fi
 
 echo "# clang-format (kernel style)"
-csrc=$(git ls-files 'kernel/*.c' 'kernel/*.h' 'provider/*.c' 'provider/*.h' 'include/*.h' 'tests/unit/*.c')
+csrc=$(git ls-files 'kernel/*.c' 'kernel/*.h' 'provider/*.c' 'provider/*.h' 'include/*.h' 'tests/unit/*.c' 'tests/fuzz/*.c' 'tests/fuzz/*.h')
 for f in $csrc; do
 	if ! clang-format --style=file:"$cache/.clang-format" "$f" | diff -q - "$f" >/dev/null; then
 		echo "clang-format: $f differs (clang-format -i --style=file:$cache/.clang-format $f)"

@@ -6,7 +6,8 @@
  * Equations (Zhu et al., SIGCOMM 2015, section 3.2, and NVIDIA's knobs):
  *   alpha <- g * alpha + (1 - g) * marked          g = dce_tcp_g / 1024
  *   Rc    <- Rc * (1 - alpha / 2^(gd - 10))        gd = 11: alpha / 2
- * with the cut bounded by rpg_min_dec_fac and rpg_min_rate.
+ * with the cut bounded by rpg_min_dec_fac and rpg_min_rate (at most the line
+ * rate: sroce_cc_floor()).
  */
 #include "cc.h"
 
@@ -101,8 +102,8 @@ u64 sroce_cc_cut(const struct sroce_cc_params *p, u64 rate, u32 alpha)
 	floor = (rate + dec) * p->min_dec_fac / 100;
 	if (rate < floor)
 		rate = floor;
-	if (rate < p->min_rate)
-		rate = p->min_rate;
+	if (rate < sroce_cc_floor(p))
+		rate = sroce_cc_floor(p);
 	return rate;
 }
 

@@ -40,6 +40,7 @@ enum sroce_cc_flavour {
 struct sroce_cc_params {
 	u64 line_rate; /* kbit/s: port speed, or rpg_max_rate if lower */
 	u64 min_rate; /* rpg_min_rate, kbit/s: the floor of every cut */
+	/* (but never above line_rate: sroce_cc_floor()) */
 	u64 ai_rate; /* rpg_ai_rate, kbit/s: additive increase step */
 	u64 hai_rate; /* rpg_hai_rate, kbit/s: hyper increase step */
 	u64 first_cnp_rate; /* rate_to_set_on_first_cnp, kbit/s; 0 = off */
@@ -158,8 +159,18 @@ u32 sroce_cc_alpha_decay(u32 alpha, u32 g, u64 n);
 u32 sroce_cc_alpha_update(u32 alpha, u32 g, bool marked);
 
 /*
+ * The floor of every rate: rpg_min_rate, or the line rate when the knob is
+ * above it (set for a faster port), so that no cut raises a QP beyond the
+ * line rate.
+ */
+static inline u64 sroce_cc_floor(const struct sroce_cc_params *p)
+{
+	return p->min_rate < p->line_rate ? p->min_rate : p->line_rate;
+}
+
+/*
  * The rate after a cut of @rate by alpha: rate * (1 - alpha / 2^(gd-10)),
- * at least min_dec_fac % of @rate and at least min_rate.
+ * at least min_dec_fac % of @rate and at least sroce_cc_floor().
  */
 u64 sroce_cc_cut(const struct sroce_cc_params *p, u64 rate, u32 alpha);
 

@@ -158,8 +158,8 @@ static enum sroce_cc_reason sroce_dcqcn_cut(struct sroce_cc_state *s,
 		s->rate = p->first_cnp_rate;
 		if (s->rate > p->line_rate)
 			s->rate = p->line_rate;
-		if (s->rate < p->min_rate)
-			s->rate = p->min_rate;
+		if (s->rate < sroce_cc_floor(p))
+			s->rate = sroce_cc_floor(p);
 		why = SROCE_CC_R_FIRST_CNP;
 	} else {
 		s->rate = sroce_cc_cut(p, s->rate, d->alpha);

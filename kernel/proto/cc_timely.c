@@ -12,7 +12,7 @@
  *   g <= 0:      Rc <- Rc + N delta, N = 5 once g was <= 0 for 5
  *                samples in a row (hyper increase), else 1
  *   g > 0:       Rc <- Rc (1 - b g)                      b = 0.8
- * with Rc within [rpg_min_rate, line rate]; delta is rpg_ai_rate.  The
+ * with Rc within [sroce_cc_floor(), line rate]; delta is rpg_ai_rate.  The
  * paper's constants for a 10 Gb/s fabric: T_low 50 us, T_high 500 us,
  * min_rtt 20 us.  The first sample has no gradient (r' unknown): only the
  * T_low / T_high rules and the additive step apply.  A flow is paced
@@ -46,15 +46,15 @@ static struct sroce_timely *sroce_timely(struct sroce_cc_state *s)
 	return (struct sroce_timely *)s->priv;
 }
 
-/* Rc - Rc * num / den, at least rpg_min_rate (num / den may exceed 1). */
+/* Rc - Rc * num / den, at least the floor (num / den may exceed 1). */
 static void sroce_timely_cut(struct sroce_cc_state *s,
 			     const struct sroce_cc_params *p, u64 num, u64 den)
 {
 	u64 dec = s->rate * num / den;
 
 	s->rate = dec >= s->rate ? 0 : s->rate - dec;
-	if (s->rate < p->min_rate)
-		s->rate = p->min_rate;
+	if (s->rate < sroce_cc_floor(p))
+		s->rate = sroce_cc_floor(p);
 	s->reason = SROCE_CC_R_CUT;
 }
 

@@ -7,7 +7,8 @@
  * userspace unit tests (tests/unit/) it pulls in a shim that provides the
  * same names (u8..u64, __be16/__be32/__be64, byte order helpers, crc32_le
  * and sroce_crc32_le,
- * static_assert, likely/unlikely, div_u64), so the same .c files build in both.
+ * static_assert, likely/unlikely, div_u64, INT_MAX), so the same .c files
+ * build in both.
  *
  * The core never takes a lock, allocates, sleeps, reads the clock or logs:
  * time and state are arguments.

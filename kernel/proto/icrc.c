@@ -44,13 +44,17 @@ static size_t sroce_icrc_iphlen(const u8 *ip, size_t len)
 	}
 }
 
-/* Replace the variant fields of the prefix in @buf by all-ones. */
+/*
+ * Replace the variant fields of the prefix in @buf by all-ones.  The IP
+ * version decides which: an IPv4 header with 20 bytes of options is as
+ * long as an IPv6 one.
+ */
 static void sroce_icrc_mask(u8 *buf, size_t iphlen)
 {
 	u8 *udp = buf + iphlen;
 	u8 *bth = udp + UDP_HLEN;
 
-	if (iphlen == IPV6_HLEN) {
+	if (buf[0] >> 4 == 6) {
 		buf[0] |= 0x0f; /* traffic class, high nibble */
 		memset(buf + 1, 0xff, 3); /* TC low nibble, flow label */
 		buf[7] = 0xff; /* hop limit */

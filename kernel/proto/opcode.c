@@ -163,8 +163,8 @@ unsigned int sroce_opcode_hdr_len(const struct sroce_opcode_info *oi)
  * @len: bytes from the BTH through the ICRC
  *
  * Return: the payload length without pad, or -EINVAL if @len cannot hold
- * the headers, pad and ICRC, or if the opcode carries no payload and there
- * is some.
+ * the headers, pad and ICRC, if the opcode carries no payload and there
+ * is some, or if the payload would be longer than INT_MAX.
  */
 int sroce_opcode_payload_len(const struct sroce_opcode_info *oi,
 			     const struct sroce_bth *bth, unsigned int len)
@@ -172,7 +172,7 @@ int sroce_opcode_payload_len(const struct sroce_opcode_info *oi,
 	unsigned int fixed = sroce_opcode_hdr_len(oi) + sroce_bth_padcnt(bth) +
 			     SROCE_ICRC_LEN;
 
-	if (unlikely(len < fixed))
+	if (unlikely(len < fixed || len - fixed > INT_MAX))
 		return -EINVAL;
 	if (unlikely(len > fixed && !(oi->mask & SROCE_HDR_PAYLOAD)))
 		return -EINVAL;

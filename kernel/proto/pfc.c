@@ -68,10 +68,13 @@ u64 sroce_pfc_quanta_to_ns(u32 quanta, u32 speed_mbps)
 
 u32 sroce_pfc_ns_to_quanta(u64 ns, u32 speed_mbps)
 {
-	u64 bits = div_u64(ns * speed_mbps + 999, 1000);
-	u64 q = div_u64(bits + SROCE_PFC_QUANTUM_BITS - 1,
-			SROCE_PFC_QUANTUM_BITS);
+	u64 bits, q;
 
+	/* Longer than any frame can ask: saturate before ns * speed wraps. */
+	if (ns > sroce_pfc_quanta_to_ns(SROCE_PFC_MAX_QUANTA, speed_mbps))
+		return SROCE_PFC_MAX_QUANTA;
+	bits = div_u64(ns * speed_mbps + 999, 1000);
+	q = div_u64(bits + SROCE_PFC_QUANTUM_BITS - 1, SROCE_PFC_QUANTUM_BITS);
 	return q > SROCE_PFC_MAX_QUANTA ? SROCE_PFC_MAX_QUANTA : (u32)q;
 }
 

@@ -107,6 +107,35 @@ static void cc_cut_equation(struct ktest *t)
 	KTEST_EXPECT_EQ(t, sroce_cc_cut(&p, 2000, SROCE_CC_ONE), 2500);
 }
 
+/*
+ * rpg_min_rate above the line rate (a knob set for a faster port): a cut
+ * floors at the line rate, never raising the rate above it (found by
+ * tests/fuzz: a CNP took a 1 Gb/s QP to 348 Gb/s).
+ */
+static void cc_min_rate_above_line(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_dcqcn_ops;
+	struct sroce_cc_params p;
+	struct sroce_cc_state s;
+	u64 edt = 0;
+
+	sroce_cc_params_default(&p, SROCE_CC_PAPER, 1000000);
+	p.min_rate = 348117000;
+	KTEST_EXPECT_EQ(t, sroce_cc_cut(&p, 1000000, SROCE_CC_ONE), 1000000);
+	KTEST_EXPECT_EQ(t, sroce_cc_cut(&p, 600000, SROCE_CC_ONE), 1000000);
+	o->init(&s, &p, 0);
+	KTEST_EXPECT(t, sroce_cc_cnp(o, &s, &p, &edt, 1000));
+	KTEST_EXPECT_EQ(t, s.rate, 1000000);
+	/* rate_to_set_on_first_cnp below both: the line rate still wins. */
+	sroce_cc_params_default(&p, SROCE_CC_MLX, 1000000);
+	p.min_rate = 2000000;
+	p.first_cnp_rate = 500000;
+	o->init(&s, &p, 0);
+	KTEST_EXPECT(t, sroce_cc_cnp(o, &s, &p, &edt, 1000));
+	KTEST_EXPECT_EQ(t, s.rate, 1000000);
+	KTEST_EXPECT(t, s.rate <= p.line_rate);
+}
+
 static void dcqcn_paper_sequence(struct ktest *t)
 {
 	struct sroce_cc_params p = paper();
@@ -630,6 +659,7 @@ static const struct ktest_case dcqcn_cases[] = {
 	KTEST_CASE(cc_defaults),
 	KTEST_CASE(cc_alpha_equations),
 	KTEST_CASE(cc_cut_equation),
+	KTEST_CASE(cc_min_rate_above_line),
 	KTEST_CASE(dcqcn_paper_sequence),
 	KTEST_CASE(dcqcn_paper_second_cnp),
 	KTEST_CASE(dcqcn_stages_paper),

@@ -213,6 +213,29 @@ static void opcode_payload_len(struct ktest *t)
 	KTEST_EXPECT_SEQ(t, sroce_opcode_payload_len(ack, &bth, 15), -EINVAL);
 }
 
+/*
+ * A length whose payload would not fit the int result is -EINVAL, not a
+ * negative payload length of another value (found by tests/fuzz).
+ */
+static void opcode_payload_len_huge(struct ktest *t)
+{
+	struct sroce_bth bth = { 0 };
+	const struct sroce_opcode_info *send = sroce_opcode_info(0x04);
+
+	/* BTH + ICRC + INT_MAX bytes of payload still fit the result. */
+	KTEST_EXPECT_SEQ(
+		t, sroce_opcode_payload_len(send, &bth, 12 + 4 + 0x7fffffffU),
+		0x7fffffff);
+	KTEST_EXPECT_SEQ(
+		t, sroce_opcode_payload_len(send, &bth, 12 + 4 + 0x80000000U),
+		-EINVAL);
+	KTEST_EXPECT_SEQ(t, sroce_opcode_payload_len(send, &bth, 0xb2b2b2b2U),
+			 -EINVAL);
+	/* Was -17: a negative "length" that is not an errno at all. */
+	KTEST_EXPECT_SEQ(t, sroce_opcode_payload_len(send, &bth, U32_MAX),
+			 -EINVAL);
+}
+
 /* sroce_opcode_ext() points at the header the offsets describe. */
 static void opcode_ext_pointer(struct ktest *t)
 {
@@ -255,6 +278,7 @@ static const struct ktest_case opcode_cases[] = {
 	KTEST_CASE(opcode_offsets),	     KTEST_CASE(opcode_unknown_invalid),
 	KTEST_CASE(opcode_flags_consistent), KTEST_CASE(opcode_payload_len),
 	KTEST_CASE(opcode_ext_pointer),	     KTEST_CASE(opcode_cnp_bytes),
+	KTEST_CASE(opcode_payload_len_huge),
 };
 
 KTEST_SUITE(opcode);

@@ -126,6 +126,24 @@ static void pfc_quanta_time(struct ktest *t)
 			q);
 }
 
+/*
+ * Times too long for one frame saturate, however long: ns * speed must not
+ * wrap to a short pause (found by tests/fuzz).
+ */
+static void pfc_ns_to_quanta_huge(struct ktest *t)
+{
+	/* 2^62 ns at 10 Gb/s: the product wraps to exactly 0. */
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(1ULL << 62, 10000), 0xffff);
+	/* 78 hours at 100 Gb/s */
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(1ULL << 48, 100000), 0xffff);
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(U64_MAX, 1), 0xffff);
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(U64_MAX, 800000), 0xffff);
+	/* The longest pause itself, and a nanosecond more. */
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(33553920, 1000), 0xffff);
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(33553921, 1000), 0xffff);
+	KTEST_EXPECT_EQ(t, sroce_pfc_ns_to_quanta(33553408, 1000), 0xfffe);
+}
+
 static void pfc_headroom_defaults(struct ktest *t)
 {
 	/*
@@ -404,6 +422,7 @@ static const struct ktest_case pfc_cases[] = {
 	KTEST_CASE(pfc_parse_valid),
 	KTEST_CASE(pfc_parse_malformed),
 	KTEST_CASE(pfc_quanta_time),
+	KTEST_CASE(pfc_ns_to_quanta_huge),
 	KTEST_CASE(pfc_headroom_defaults),
 	KTEST_CASE(pfc_rx_xoff_xon),
 	KTEST_CASE(pfc_rx_expiry_refresh),

@@ -140,10 +140,25 @@ static void timely_pace_episode(struct ktest *t)
 	KTEST_EXPECT_EQ(t, edt, 250 * US);
 }
 
+/* rpg_min_rate above the line rate: a cut stops at the line rate. */
+static void timely_min_rate_above_line(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
+	struct sroce_cc_params p = timely_params();
+	struct sroce_cc_state s;
+
+	p.min_rate = 2 * LINE;
+	o->init(&s, &p, 0);
+	o->on_ack(&s, &p, 1, 600 * US, 4096); /* > T_high: a cut */
+	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	KTEST_EXPECT(t, !s.active);
+}
+
 static const struct ktest_case timely_cases[] = {
 	KTEST_CASE(timely_sequence),
 	KTEST_CASE(timely_bounds),
 	KTEST_CASE(timely_pace_episode),
+	KTEST_CASE(timely_min_rate_above_line),
 };
 
 KTEST_SUITE(timely);

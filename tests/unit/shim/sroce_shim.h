@@ -13,6 +13,7 @@
 #include <assert.h>
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

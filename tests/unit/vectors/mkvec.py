@@ -12,12 +12,14 @@ import struct
 import zlib
 
 
-def ip4(payload, tos=0x02, ttl=64, src="192.168.7.1", dst="192.168.7.2"):
+def ip4(payload, tos=0x02, ttl=64, src="192.168.7.1", dst="192.168.7.2",
+        opts=b""):
     def a(s):
         return bytes(int(x) for x in s.split("."))
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), 0x1234,
-                    0x4000, ttl, 17, 0, a(src), a(dst))
-    s = sum(struct.unpack("!10H", h))
+    hl = 20 + len(opts)
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | hl // 4, tos, hl + len(payload),
+                    0x1234, 0x4000, ttl, 17, 0, a(src), a(dst)) + opts
+    s = sum(struct.unpack("!%dH" % (hl // 2), h))
     s = (s & 0xFFFF) + (s >> 16)
     s = (s & 0xFFFF) + (s >> 16)
     return h[:10] + struct.pack("!H", ~s & 0xFFFF) + h[12:] + payload
@@ -81,6 +83,11 @@ def main():
     # CNP: BECN set, 16 reserved bytes.
     t = bth(0x81, 0x0000D2, 0, becn=1) + bytes(16)
     vecs.append(("handmade-cnp-v4", roce(ip4, t)))
+    # RC SEND only, IPv4 with 20 bytes of options (NOPs): a 40-byte IPv4
+    # header, as long as an IPv6 one, masked as IPv4 all the same.
+    t = bth(0x04, 0x000033, 0x000200, ackreq=1) + bytes(range(16))
+    vecs.append(("handmade-rc-send-v4-opt20",
+                 roce(lambda p: ip4(p, tos=0x03, opts=b"\x01" * 20), t)))
 
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "handmade.txt"), "w") as f:

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkseeds.py - seed corpora of the fuzz targets, written at build time:
+#
+#   mkseeds.py VECTOR_DIR OUT_DIR      (OUT_DIR/<target>/<seed>)
+#
+# The packet targets (icrc, opcode, bth, aeth) start from the packets of
+# tests/unit/vectors/*.txt - captured from rdma_rxe and hand-made by
+# mkvec.py, "<name> <hex>" from the IP header through the ICRC - cut to
+# what each target reads.  PFC and congestion control have no captures:
+# their seeds are the frames t-pfc sends and short event sequences in each
+# target's input format (see the fuzz_*.c headers).
+import glob
+import os
+import struct
+import sys
+
+
+def vectors(vdir):
+    for path in sorted(glob.glob(os.path.join(vdir, "*.txt"))):
+        with open(path) as f:
+            for line in f:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                name, hexs = line.split()[:2]
+                yield name, bytes.fromhex(hexs)
+
+
+def iphlen(pkt):
+    return 40 if pkt[0] >> 4 == 6 else (pkt[0] & 0xF) * 4
+
+
+AETH_OPS = {0x0D, 0x0F, 0x10, 0x11, 0x12}
+
+
+def packet_seeds(vdir):
+    out = {"icrc": {}, "opcode": {}, "bth": {}, "aeth": {}}
+    for name, pkt in vectors(vdir):
+        bth = pkt[iphlen(pkt) + 8:]
+        # icrc: split, flip position, flip, masked values; IP .. pad
+        for i, ctrl in enumerate((b"\x00\x10\x00\x20\x01\x5a\xa5\x3c",
+                                  b"\xff\xff\x00\x01\x80\x00\xff\x00")):
+            out["icrc"]["%s-%d" % (name, i)] = ctrl + pkt[:-4]
+        out["opcode"][name] = bth
+        out["bth"][name] = bth
+        if bth[0] in AETH_OPS:
+            aeth = bth[12:16]
+            # AETH, credits, RNR delay (us), two codes
+            out["aeth"][name] = aeth + struct.pack("!II", 100, 640) + \
+                b"\x1f\x0e"
+    return out
+
+
+def pfc_payload(opcode, enable, times):
+    return struct.pack("!HH8H", opcode, enable, *times) + bytes(26)
+
+
+def pfc_frame_seeds():
+    t = [0] * 8
+    xoff3 = list(t)
+    xoff3[3] = 0xFFFF
+    return {
+        "xoff-prio3": pfc_payload(0x0101, 0x08, xoff3),
+        "xon-prio3": pfc_payload(0x0101, 0x08, t),
+        "all": pfc_payload(0x0101, 0xFF, [0x1000 * (i + 1) for i in range(8)]),
+        "pause-8023x": pfc_payload(0x0001, 0x08, xoff3),
+        "reserved": pfc_payload(0x0101, 0x0108, xoff3),
+        "empty": pfc_payload(0x0101, 0x00, xoff3),
+        "short": pfc_payload(0x0101, 0x08, xoff3)[:19],
+    }
+
+
+def ev(kind, scale, mult, arg):
+    """One 4-byte event: kind (2 bits), step scale (2), step (4); arg."""
+    return bytes([(mult << 4) | (scale << 2) | kind]) + \
+        struct.pack("!I", arg)[1:]
+
+
+def pfc_state_seeds():
+    # speed 10000, detect 100 ms, restore 200 ms, MTU 1500, derived
+    # thresholds, xoff_max 100 ms, cable 100 m, clock 1 s
+    cfg = struct.pack("!I", 10000)[1:] + struct.pack("!HHH", 100, 200,
+                                                       1500)
+    cfg += b"\x00\x00" + struct.pack("!HH", 100, 100) + \
+        struct.pack("!I", 1000000)
+    xoff = ev(0, 1, 1, (0xFFFF << 8) | 0x100 | 0)
+    xon = ev(0, 1, 1, 0)
+    timer = ev(1, 0, 0, 0)
+    poll = ev(2, 1, 1, 0x123456)
+    full = ev(3, 1, 1, 0xE00000)
+    empty = ev(3, 1, 1, 0)
+    storm = cfg + (xoff + ev(1, 3, 15, 0x10)) * 12 + timer * 3
+    return {
+        "pause-resume": cfg + xoff + poll + xon + timer,
+        "expire": cfg + xoff + timer + timer,
+        "storm": storm,
+        "gen": cfg + full + ev(3, 3, 15, 0xE00010) * 8 + empty + full,
+    }
+
+
+def cc_seeds():
+    seeds = {}
+    names = ["none", "dcqcn", "dctcp", "fixed", "timely"]
+    for i, name in enumerate(names):
+        for flavour in (0, 0x80):
+            # algo/flavour, port 100 Gb/s, no knob overridden, clock 1 s
+            s = bytes([i | flavour]) + struct.pack("!I", 100000)[1:] + \
+                b"\x00\x00" + struct.pack("!I", 1000000)
+            s += ev(0, 1, 1, 0)  # CNP
+            s += ev(2, 0, 1, 4096 << 8) * 4  # packets
+            s += ev(1, 1, 1, 600 << 8 | 0x10)  # RTT sample
+            s += ev(3, 2, 8, 0x0F4000)  # time passes
+            s += ev(0, 1, 2, 0) + ev(2, 1, 1, 1024 << 8)
+            s += ev(3, 3, 15, 0xFF0000)  # a long idle
+            seeds["%s-%s" % (name, "mlx" if flavour else "paper")] = s
+    return seeds
+
+
+def main():
+    vdir, out = sys.argv[1], sys.argv[2]
+    corpora = packet_seeds(vdir)
+    corpora["pfc_frame"] = pfc_frame_seeds()
+    corpora["pfc_state"] = pfc_state_seeds()
+    corpora["cc"] = cc_seeds()
+    for target, seeds in corpora.items():
+        d = os.path.join(out, target)
+        os.makedirs(d, exist_ok=True)
+        for old in os.listdir(d):
+            os.remove(os.path.join(d, old))
+        for name, data in seeds.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+
+
+if __name__ == "__main__":
+    main()
