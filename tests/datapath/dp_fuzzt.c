@@ -27,6 +27,10 @@
  *   rearm   every QP of DEV through RESET back to RTS (RQ_PSN unchanged),
  *           receives posted again, CQs drained: "rearmed NERR NCQE"
  *   guard   "guard NAME ok" or "guard NAME bad ..." for every buffer
+ *   xqp     "xqp access ok|bad: ..." (an RDMA WRITE through the type 2
+ *           window on another QP is refused), "xqp inval ok|bad: ..." (a
+ *           SEND with Invalidate of it on another QP fails, the window
+ *           still works on its QP)
  *   legit   both ends of every pair back to RTS, then from PEER a WRITE,
  *           READ back, FETCH_ADD and SEND (RC, SRQ), WRITE and SEND
  *           (UC), READ of "ro", WRITE and READ through both windows, UD
@@ -110,6 +114,9 @@ static union ibv_gid mgid;
 static unsigned int srq_next;
 static uint64_t seed_ctr = 1;
 static uint32_t mw2_qpn; /* the QP type 2 window mw2 is bound on */
+static int mw2_dead; /* a SEND with Invalidate on mw2_qpn freed mw2 */
+static int inv_bad; /* invalidations no SEND with Invalidate may do */
+static int last_status; /* of post_wait(): -2 not posted, -1 no WC */
 
 static uint8_t canary(size_t i)
 {
@@ -351,6 +358,29 @@ static int qp_state(struct ibv_qp *qp)
 }
 
 /* Drain both CQs of @s; returns the completions, counts SRQ receives. */
+/*
+ * A SEND with Invalidate took effect (IBV_WC_WITH_INV): only a type 2
+ * window on the QP it arrived on may be invalidated so (IBA 10.6.7.2.3,
+ * 9.4.1.1.1); never a type 1 window or an MR from ibv_reg_mr().
+ */
+static void note_inv(const struct ibv_wc *wc)
+{
+	uint32_t k = wc->invalidated_rkey;
+
+	if (k == mw2->rkey && wc->qp_num == mw2_qpn && !mw2_dead) {
+		mw2_dead = 1;
+		return;
+	}
+	if (k == mw2->rkey)
+		mw2_dead = 1; /* wrongly, but it is Free now */
+	if (k == mw2->rkey || k == mw1->rkey || k == rw.mr->rkey ||
+	    k == ro.mr->rkey || k == mwmr.mr->rkey || k == rcv.mr->rkey) {
+		printf("# rkey 0x%x invalidated by a SEND on QP %u\n", k,
+		       wc->qp_num);
+		inv_bad++;
+	}
+}
+
 static int drain(struct side *s, int *srq_used)
 {
 	struct ibv_wc wc[32];
@@ -361,10 +391,13 @@ static int drain(struct side *s, int *srq_used)
 	for (c = 0; c < 2; c++) {
 		while ((n = ibv_poll_cq(cqs[c], 32, wc)) > 0) {
 			total += n;
-			for (i = 0; i < n && srq_used; i++)
-				if (wc[i].wr_id >= (uint64_t)nq * FZ_RPQ &&
-				    c == 1)
+			for (i = 0; i < n && c == 1; i++) {
+				if (srq_used &&
+				    wc[i].wr_id >= (uint64_t)nq * FZ_RPQ)
 					(*srq_used)++;
+				if (wc[i].wc_flags & IBV_WC_WITH_INV)
+					note_inv(&wc[i]);
+			}
 		}
 	}
 	return total;
@@ -402,6 +435,10 @@ static int wait_wc(struct ibv_cq *cq, uint64_t wr_id, struct ibv_wc *wc)
 			return -1;
 		if (n && wc->wr_id == wr_id)
 			return wc->status == IBV_WC_SUCCESS ? 0 : -1;
+		if (n && wc->status != IBV_WC_SUCCESS)
+			printf("# wc of QP %u wr_id %llu: %s\n", wc->qp_num,
+			       (unsigned long long)wc->wr_id,
+			       ibv_wc_status_str(wc->status));
 		if (!n)
 			usleep(200);
 	}
@@ -418,11 +455,15 @@ static int post_wait(struct ibv_qp *qp, struct ibv_send_wr *wr,
 
 	wr->wr_id = seed_ctr++;
 	wr->send_flags |= IBV_SEND_SIGNALED;
+	last_status = -2;
 	if (ibv_post_send(qp, wr, &bad)) {
 		*why = "post_send failed";
 		return -1;
 	}
+	last_status = -1;
 	if (wait_wc(qp->send_cq, wr->wr_id, &wc)) {
+		if ((int)wc.status >= 0)
+			last_status = (int)wc.status;
 		snprintf(buf, sizeof(buf), "opcode %d: status %d (%s)",
 			 wr->opcode, (int)wc.status,
 			 (int)wc.status >= 0 ?
@@ -611,6 +652,88 @@ static int legit_one(struct fq *q, int i, const char **why)
 	return 0;
 }
 
+#define FZ_MW_ACC \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+/* Bind type 2 window mw2 (Free) on @q with the next rkey. */
+static int bind2(struct fq *q)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW };
+	const char *why;
+
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+	wr.bind_mw.bind_info.mr = mwmr.mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)mwmr.addr + mwmr.woff[1];
+	wr.bind_mw.bind_info.length = mwmr.wlen[1];
+	wr.bind_mw.bind_info.mw_access_flags = FZ_MW_ACC;
+	if (post_wait(q->t, &wr, &why)) {
+		printf("# bind type 2: %s\n", why);
+		return -1;
+	}
+	mw2->rkey = wr.bind_mw.rkey;
+	mw2_qpn = q->t->qp_num;
+	mw2_dead = 0;
+	return 0;
+}
+
+/* Both ends of @q back to RTS, receives posted again. */
+static int pair_up(struct fq *q, uint32_t a, uint32_t b)
+{
+	if (qp_up(q->t, T.gidx, &P.gid, q->p->qp_num, a, b) ||
+	    qp_up(q->p, P.gidx, &T.gid, q->t->qp_num, b, a))
+		return -1;
+	drain(&T, NULL);
+	drain(&P, NULL);
+	post_recvs(q);
+	return 0;
+}
+
+static struct fq w2q; /* a pair mw2 is bound on again once freed */
+
+/* The pair mw2 is bound on; bound afresh on a new pair if it was freed. */
+static struct fq *mw2_own(void)
+{
+	int i;
+
+	if (mw2_dead) {
+		/*
+		 * A new QP: a RESET QP must not get new send WQEs here, so
+		 * that this does not depend on how the requester restarts.
+		 */
+		memset(&w2q, 0, sizeof(w2q));
+		snprintf(w2q.name, sizeof(w2q.name), "w2");
+		w2q.kind = "rc";
+		w2q.type = IBV_QPT_RC;
+		w2q.slot0 = qs[0].slot0;
+		w2q.t = mkqp(&T, IBV_QPT_RC, NULL, FZ_RPQ);
+		w2q.p = mkqp(&P, IBV_QPT_RC, NULL, FZ_RPQ);
+		if (pair_up(&w2q, 0xb000, 0xc000) || bind2(&w2q))
+			return NULL;
+		return &w2q;
+	}
+	if (w2q.t && w2q.t->qp_num == mw2_qpn)
+		return &w2q;
+	for (i = 0; i < nq; i++)
+		if (qs[i].t->qp_num == mw2_qpn)
+			return &qs[i];
+	return NULL;
+}
+
+/* WRITE and READ through mw2 on its own QP. */
+static void legit_mw2(void)
+{
+	struct fq *own = mw2_own();
+	const char *why = "type 2 window: bind again failed";
+
+	if (own && !write_read(own, mwmr.addr + mwmr.woff[1] + 7, mw2->rkey,
+			       2500, 1, &why))
+		printf("legit mw2 ok\n");
+	else
+		printf("legit mw2 bad: %s\n", why);
+}
+
 static void cmd_legit(void)
 {
 	int i;
@@ -630,25 +753,77 @@ static void cmd_legit(void)
 		post_recvs(q);
 		if (!bad)
 			bad = legit_one(q, i, &why);
-		if (!bad && q->t->qp_num == mw2_qpn)
-			bad = write_read(q, mwmr.addr + mwmr.woff[1] + 7,
-					 mw2->rkey, 2500, 1, &why);
 		if (bad)
 			printf("legit %s bad: %s\n", q->name, why);
 		else
 			printf("legit %s ok\n", q->name);
 		fflush(stdout);
 	}
+	legit_mw2();
+}
+
+/*
+ * Type 2B windows (the device claims IB_DEVICE_MEM_WINDOW_TYPE_2B) are
+ * reachable only through the QP they are bound on: an RDMA WRITE through
+ * mw2 on another QP and a SEND with Invalidate of it there must fail
+ * (IBA 10.6.7.2, rdma_rxe checks the QP too), and the window keep its
+ * bytes and keep working on its own QP.
+ */
+static void cmd_xqp(void)
+{
+	struct fq x = { .name = "xqp", .kind = "rc", .type = IBV_QPT_RC };
+	struct fq *own = mw2_own();
+	uint8_t *win = mwmr.addr + mwmr.woff[1];
+	struct ibv_sge sge = { .addr = (uintptr_t)pbuf, .length = 16,
+			       .lkey = pmr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_INV };
+	uint8_t before[64];
+	const char *why = NULL;
+	int ok;
+
+	if (!own) {
+		printf("xqp access bad: no type 2 window to try\n");
+		printf("xqp inval bad: no type 2 window to try\n");
+		return;
+	}
+	/* A new pair of the same PDs: nothing posted on it before. */
+	x.t = mkqp(&T, IBV_QPT_RC, NULL, FZ_RPQ);
+	x.p = mkqp(&P, IBV_QPT_RC, NULL, FZ_RPQ);
+	x.slot0 = qs[0].slot0;
+	memcpy(before, win, sizeof(before));
+	ok = !pair_up(&x, 0x3000, 0x4000) &&
+	     rdma(&x, IBV_WR_RDMA_WRITE, 0, (uintptr_t)win, mw2->rkey, 64,
+		  &why) && last_status == IBV_WC_REM_ACCESS_ERR &&
+	     !memcmp(before, win, sizeof(before));
+	printf("xqp access %s: %s\n", ok ? "ok" : "bad",
+	       why ? why : "a WRITE through mw2 on another QP completed");
+	ibv_destroy_qp(x.t);
+	ibv_destroy_qp(x.p);
+
+	why = NULL;
+	x.t = mkqp(&T, IBV_QPT_RC, NULL, FZ_RPQ);
+	x.p = mkqp(&P, IBV_QPT_RC, NULL, FZ_RPQ);
+	wr.invalidate_rkey = mw2->rkey;
+	ok = !pair_up(&x, 0x5000, 0x6000) && post_wait(x.p, &wr, &why) &&
+	     last_status >= 0;
+	if (!ok && last_status != -2)
+		why = "a SEND with Invalidate of mw2 on another QP completed";
+	drain(&T, NULL);
+	if (ok && write_read(own, win + 3, mw2->rkey, 100, 1, &why))
+		ok = 0;
+	printf("xqp inval %s: %s\n", ok ? "ok" : "bad", why);
+	ibv_destroy_qp(x.t);
+	ibv_destroy_qp(x.p);
+	drain(&T, NULL);
+	drain(&P, NULL);
 }
 
 static void bind_windows(struct fq *q1, struct fq *q2)
 {
 	struct ibv_mw_bind b = { .send_flags = IBV_SEND_SIGNALED };
-	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW };
-	const char *why;
 	struct ibv_wc wc;
-	int acc = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		  IBV_ACCESS_REMOTE_ATOMIC;
+	int acc = FZ_MW_ACC;
 
 	mwmr.woff[0] = 100;
 	mwmr.wlen[0] = 5000;
@@ -665,18 +840,8 @@ static void bind_windows(struct fq *q1, struct fq *q2)
 	b.bind_info.mw_access_flags = acc;
 	if (ibv_bind_mw(q1->t, mw1, &b) || wait_wc(T.scq, 0xb1, &wc))
 		die("bind_mw type 1");
-	wr.bind_mw.mw = mw2;
-	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
-	wr.bind_mw.bind_info.mr = mwmr.mr;
-	wr.bind_mw.bind_info.addr = (uintptr_t)mwmr.addr + mwmr.woff[1];
-	wr.bind_mw.bind_info.length = mwmr.wlen[1];
-	wr.bind_mw.bind_info.mw_access_flags = acc;
-	if (post_wait(q2->t, &wr, &why)) {
-		printf("# %s\n", why);
+	if (bind2(q2))
 		die("bind type 2");
-	}
-	mw2->rkey = wr.bind_mw.rkey;
-	mw2_qpn = q2->t->qp_num;
 }
 
 static void print_mr(const struct gbuf *g)
@@ -807,8 +972,15 @@ int main(int argc, char **argv)
 			gbuf_check(&ro);
 			gbuf_check(&mwmr);
 			gbuf_check(&rcv);
+			if (inv_bad)
+				printf("guard inval bad: %d invalidations\n",
+				       inv_bad);
+			else
+				printf("guard inval ok\n");
 		} else if (!strncmp(line, "legit", 5))
 			cmd_legit();
+		else if (!strncmp(line, "xqp", 3))
+			cmd_xqp();
 		else if (!strncmp(line, "quit", 4))
 			break;
 		printf("done\n");
