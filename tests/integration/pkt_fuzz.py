@@ -26,15 +26,17 @@ Afterwards: every packet reached sroce_fz1 (rcvd_pkts), every drop that
 recv.c decides from the headers alone is counted under the counter the
 fuzzer's own model of those checks predicts, no byte outside the MRs (and
 outside the windows of the window-only MR, and none of the READ-only MR)
-changed, a legitimate transfer on every QP is byte-exact, and the kernel
-logged nothing.  Flood: the memory held by queued packets stayed under the
+changed, no MR or window was invalidated that a SEND with Invalidate may
+not invalidate, a legitimate transfer on every QP is byte-exact, a type 2
+window is reachable only through its own QP, and the kernel logged
+nothing.  Flood: the memory held by queued packets stayed under the
 bound (see Documentation/testing.rst, t-pktfuzz).
 
 The seed is printed; a run is reproduced by the same SEED and SECS (the
 packets are a function of the seed and of the QPNs, which dp_fuzzt
-prints; the timing of re-arms is not).  Environment: SROCE_HWC (hw
+prints, but for the PSNs after a re-arm: its timing is not).  Environment: SROCE_HWC (hw
 counters of sroce_fz1), FZ_SYSFS (its sysfs directory), FZ_TARGET
-(dp_fuzzt), FZ_NS3 (path of fz3's netns), FZ_GIDX / FZ_PGIDX (GID
+(dp_fuzzt), FZ_BLAST (dp_blast), FZ_NS3 (path of fz3's netns), FZ_GIDX / FZ_PGIDX (GID
 indices), FZ_NRC (RC QPs), FZ_BOUND_MB (flood bound), FZ_BASE.
 """
 
