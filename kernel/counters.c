@@ -48,6 +48,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RX_DROP_QP_TYPE] = { .name = "rx_drop_qp_type" },
 	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
 	[SROCE_CNT_RX_DROP_BAD_QKEY] = { .name = "rx_drop_bad_qkey" },
+	[SROCE_CNT_RX_DROP_BAD_MAD] = { .name = "rx_drop_bad_mad" },
 	[SROCE_CNT_RX_DROP_BAD_ADDR] = { .name = "rx_drop_bad_addr" },
 	[SROCE_CNT_RX_DROP_BAD_AETH] = { .name = "rx_drop_bad_aeth" },
 	[SROCE_CNT_RX_CNP] = { .name = "rx_cnp" },

@@ -75,6 +75,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_QP_STATE,
 	/* Dropped: UD/GSI Q_Key mismatch. */
 	SROCE_CNT_RX_DROP_BAD_QKEY,
+	/* Dropped: QP1 packet longer than a MAD or of an unknown version. */
+	SROCE_CNT_RX_DROP_BAD_MAD,
 	/* Dropped: RC/UC packet or CNP not between the QP's two addresses. */
 	SROCE_CNT_RX_DROP_BAD_ADDR,
 	/* Dropped: AETH with a reserved bit, type or NAK code. */

@@ -25,6 +25,7 @@
  * at once; the copy in resp.wqe is the WQE until its CQE is posted.
  */
 #include <linux/skbuff.h>
+#include <rdma/ib_mad.h>
 
 #include "counters.h"
 #include "cq.h"
@@ -627,6 +628,24 @@ static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
 		memcpy(grh, skb_network_header(skb), sizeof(struct ipv6hdr));
 }
 
+/*
+ * QP1 belongs to ib_core's MAD layer, which logs every MAD of a base
+ * version it does not know (not ratelimited) and takes a receive completed
+ * in error for one of a QP in error: it never posts that buffer again, so
+ * a peer could empty QP1's receive queue.  What it cannot take is dropped
+ * here and the receive WQE kept for the next packet.
+ */
+static bool sroce_resp_gsi_ok(struct sroce_resp_ctx *c, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	u8 ver, *p;
+
+	if (SROCE_GRH_LEN + (u64)cb->paylen > c->qp->resp.wqe_len)
+		return false;
+	p = skb_header_pointer(skb, cb->hdrlen, sizeof(ver), &ver);
+	return p && *p == IB_MGMT_BASE_VERSION;
+}
+
 static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
@@ -649,6 +668,11 @@ static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	if (err) {
 		if (err == -EAGAIN)
 			sroce_counter_inc(c->sdev, SROCE_CNT_OUT_OF_BUFFER);
+		return;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_GSI &&
+	    unlikely(!sroce_resp_gsi_ok(c, skb))) {
+		sroce_counter_inc(c->sdev, SROCE_CNT_RX_DROP_BAD_MAD);
 		return;
 	}
 	if (unlikely(SROCE_GRH_LEN + (u64)cb->paylen > r->wqe_len)) {
