@@ -132,7 +132,8 @@ sroce_fr_register(struct sroce_qp *qp, struct sroce_mr *mr, u32 key, int access)
 	return IB_WC_SUCCESS;
 }
 
-int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn,
+			u32 key)
 {
 	struct sroce_mr *mr = sroce_mr_get(sdev, key);
 	unsigned long flags;
@@ -141,7 +142,7 @@ int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	if (!mr)
 		return -EINVAL;
 	if (mr->mw) {
-		err = sroce_mw_invalidate(mr, pd, key);
+		err = sroce_mw_invalidate(mr, pd, qpn, key);
 		sroce_mr_put(mr);
 		return err;
 	}
@@ -167,7 +168,7 @@ enum ib_wc_status sroce_fr_execute(struct sroce_qp *qp,
 	if (w->opcode == SROCE_WR_BIND_MW)
 		return sroce_mw_bind(qp, swqe);
 	if (w->opcode == SROCE_WR_LOCAL_INV) {
-		if (sroce_fr_invalidate(qp->sdev, qp->ibqp.pd,
+		if (sroce_fr_invalidate(qp->sdev, qp->ibqp.pd, qp->ibqp.qp_num,
 					w->ex.invalidate_rkey))
 			return IB_WC_LOC_QP_OP_ERR;
 		sroce_counter_inc(qp->sdev, SROCE_CNT_FR_LOCAL_INV);

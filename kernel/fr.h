@@ -67,10 +67,12 @@ enum ib_wc_status sroce_fr_execute(struct sroce_qp *qp,
 				   const struct sroce_swqe *swqe);
 
 /*
- * Invalidate the fast-registration MR of @key, which must belong to @pd
- * (SEND with Invalidate, LOCAL_INV).  0, or -EINVAL when no Valid
- * fast-registration MR of @pd has that key.
+ * Invalidate the fast-registration MR or type 2 window of @key, which must
+ * belong to @pd (SEND with Invalidate, LOCAL_INV, on QP @qpn; a window
+ * only on the QP it was bound through).  0, or -EINVAL when no Valid
+ * fast-registration MR or bound window of @pd has that key.
  */
-int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+int sroce_fr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn,
+			u32 key);
 
 #endif /* _SROCE_FR_H */

@@ -180,7 +180,8 @@ int sroce_mem_mr_copy_skb(struct sroce_mr *mr, u64 va, struct sk_buff *skb,
 }
 
 struct sroce_mr *sroce_mem_rkey_get(struct sroce_dev *sdev, struct ib_pd *pd,
-				    u32 rkey, u64 va, u32 len, int access)
+				    u32 qpn, u32 rkey, u64 va, u32 len,
+				    int access)
 {
 	struct sroce_mr *mr = sroce_mr_get(sdev, rkey);
 
@@ -190,7 +191,7 @@ struct sroce_mr *sroce_mem_rkey_get(struct sroce_dev *sdev, struct ib_pd *pd,
 		/* A memory window's rkey: its checks, then its MR (mw.c). */
 		struct sroce_mr *win = mr;
 
-		mr = sroce_mw_resolve(win, pd, va, len, access);
+		mr = sroce_mw_resolve(win, pd, qpn, va, len, access);
 		sroce_mr_put(win);
 		return mr ?: ERR_PTR(-EACCES);
 	}

@@ -48,12 +48,14 @@ int sroce_mem_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 u64 sroce_sge_total(const struct sroce_sge *sge, u32 num_sge);
 
 /*
- * Remote access by rkey: checks PD, access bits, and [va, va+len) within
- * the MR with overflow-safe arithmetic; returns a referenced MR or
+ * Remote access by rkey for a request to QP @qpn: checks PD, access bits,
+ * and [va, va+len) within the MR with overflow-safe arithmetic (a window's
+ * rkey: also that a type 2 window is bound through @qpn); returns a referenced MR or
  * ERR_PTR(-EACCES/-EINVAL).  Release with sroce_mr_put().
  */
 struct sroce_mr *sroce_mem_rkey_get(struct sroce_dev *sdev, struct ib_pd *pd,
-				    u32 rkey, u64 va, u32 len, int access);
+				    u32 qpn, u32 rkey, u64 va, u32 len,
+				    int access);
 
 /*
  * Copy @len bytes between @buf and the MR at @va.  The caller has checked

@@ -64,8 +64,8 @@ struct sroce_mr {
 	/*
 	 * Memory windows (mw.c).  A window is an entry of mr_xa too (its
 	 * rkey is looked up like an MR's), with mw set.  Guarded by fr_lock:
-	 * mw_bound, mw_mr, dying and the iova/length/access/keys of a
-	 * window; mw_count and dying of an MR.
+	 * mw_bound, mw_mr, mw_qpn, dying and the iova/length/access/keys of
+	 * a window; mw_count and dying of an MR.
 	 */
 	bool mw; /* this entry is a window; constant */
 	u8 mw_type; /* IB_MW_TYPE_1 or _2; constant */
@@ -73,6 +73,7 @@ struct sroce_mr {
 	bool dying; /* MR: dereg_mr started, no new binds; window: dealloc */
 	u32 mw_count; /* MR: windows bound to it (dereg_mr: -EBUSY) */
 	struct sroce_mr *mw_mr; /* window: the MR it is bound to */
+	u32 mw_qpn; /* type 2 window: the QP it is bound through (2B) */
 };
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)

@@ -179,6 +179,7 @@ enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 		win->iova = w->wr.bind.addr;
 		win->length = w->wr.bind.length;
 		win->access = access;
+		win->mw_qpn = qp->ibqp.qp_num;
 		WRITE_ONCE(win->mw_bound, true);
 	}
 	spin_unlock_irqrestore(&win->fr_lock, flags);
@@ -191,7 +192,8 @@ out:
 	return st;
 }
 
-int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 key)
+int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 qpn,
+			u32 key)
 {
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
@@ -199,7 +201,7 @@ int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 key)
 
 	spin_lock_irqsave(&win->fr_lock, flags);
 	if (win->mw_type == IB_MW_TYPE_2 && win->mw_bound &&
-	    win->ibmr.pd == pd && win->ibmr.rkey == key) {
+	    win->ibmr.pd == pd && win->mw_qpn == qpn && win->ibmr.rkey == key) {
 		mr = sroce_mw_unbind_locked(win);
 		err = 0;
 	}
@@ -209,13 +211,15 @@ int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 key)
 }
 
 struct sroce_mr *sroce_mw_resolve(struct sroce_mr *win, struct ib_pd *pd,
-				  u64 va, u32 len, int access)
+				  u32 qpn, u64 va, u32 len, int access)
 {
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&win->fr_lock, flags);
+	/* IBA 10.6.7.2.4: a type 2B window serves only the QP it is bound on. */
 	if (win->mw_bound && win->ibmr.pd == pd &&
+	    (win->mw_type != IB_MW_TYPE_2 || win->mw_qpn == qpn) &&
 	    (win->access & access) == access && va >= win->iova &&
 	    len <= win->length && va - win->iova <= win->length - len) {
 		mr = win->mw_mr;

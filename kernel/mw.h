@@ -8,7 +8,10 @@
  * naming its rkey reach that MR range with the window's access rights.  A
  * type 2 window is unbound by LOCAL_INV or a received SEND with Invalidate
  * naming its rkey; a type 1 window by a zero-length bind.  While windows
- * are bound to an MR, dereg_mr fails with -EBUSY.
+ * are bound to an MR, dereg_mr fails with -EBUSY.  sroce's type 2 windows
+ * are type 2B (IBA 10.6.7.2.4, what the device advertises): a bound one
+ * serves remote access and is invalidated (LOCAL_INV, SEND with
+ * Invalidate) only on the QP whose BIND_MW bound it, by QP number.
  *
  * The window's state lives in a struct sroce_mr entry of mr_xa (mr->mw),
  * guarded by its fr_lock; binding takes the MR's fr_lock after the
@@ -45,18 +48,21 @@ enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 
 /*
  * Unbind the type 2 window @win (referenced, key already matched) for an
- * invalidation from @pd.  0 or -EINVAL.
+ * invalidation from @pd on QP @qpn, the QP it was bound through (type 2B,
+ * IBA 10.6.7.2.4).  0 or -EINVAL.
  */
-int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 key);
+int sroce_mw_invalidate(struct sroce_mr *win, struct ib_pd *pd, u32 qpn,
+			u32 key);
 
 /*
- * Remote access through the window @win (referenced; its key matched):
- * checks it is bound, its PD and access rights and that [va, va + len)
- * lies in the window, then returns the bound MR referenced (the caller
- * drops @win's reference) or NULL.
+ * Remote access through the window @win (referenced; its key matched) by
+ * a request to QP @qpn: checks it is bound, its PD, that a type 2 window
+ * was bound through @qpn (type 2B), its access rights and that
+ * [va, va + len) lies in the window, then returns the bound MR referenced
+ * (the caller drops @win's reference) or NULL.
  */
 struct sroce_mr *sroce_mw_resolve(struct sroce_mr *win, struct ib_pd *pd,
-				  u64 va, u32 len, int access);
+				  u32 qpn, u64 va, u32 len, int access);
 
 /* dereg_mr: mark @mr dying unless windows are bound to it (-EBUSY). */
 int sroce_mw_mr_dying(struct sroce_mr *mr);

@@ -290,6 +290,7 @@ static enum sroce_resp_act sroce_resp_send(struct sroce_resp_ctx *c,
 		cqe.wc_flags |= IB_WC_WITH_INVALIDATE;
 		/* IBA 9.4.1.1: invalidate before the receive completes. */
 		if (unlikely(sroce_fr_invalidate(c->sdev, qp->ibqp.pd,
+						 qp->ibqp.qp_num,
 						 cqe.ex.invalidate_rkey))) {
 			sroce_resp_complete_err(c, IB_WC_REM_INV_REQ_ERR);
 			return SROCE_ACT_NAK_INV;
@@ -321,8 +322,9 @@ static enum sroce_resp_act sroce_resp_write_start(struct sroce_resp_ctx *c,
 	r->wr_resid = len;
 	if (!len)
 		return SROCE_ACT_DONE;
-	mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, r->wr_rkey, r->wr_va,
-				len, IB_ACCESS_REMOTE_WRITE);
+	mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, c->qp->ibqp.qp_num,
+				r->wr_rkey, r->wr_va, len,
+				IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(mr))
 		return SROCE_ACT_NAK_ACC;
 	sroce_mr_put(mr);
@@ -358,7 +360,8 @@ static enum sroce_resp_act sroce_resp_write(struct sroce_resp_ctx *c,
 		return SROCE_ACT_NAK_INV;
 
 	if (cb->paylen) {
-		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, r->wr_rkey,
+		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd,
+					c->qp->ibqp.qp_num, r->wr_rkey,
 					r->wr_va, cb->paylen,
 					IB_ACCESS_REMOTE_WRITE);
 		if (IS_ERR(mr))

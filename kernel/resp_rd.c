@@ -206,7 +206,8 @@ static int sroce_rd_send_read(struct sroce_resp_ctx *c, struct sroce_resp_rd *e,
 	int err = 0;
 
 	if (e->len) {
-		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, e->rkey, e->va,
+		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd,
+					c->qp->ibqp.qp_num, e->rkey, e->va,
 					e->len, IB_ACCESS_REMOTE_READ);
 		if (IS_ERR(mr))
 			return -EACCES;
@@ -341,6 +342,7 @@ enum sroce_resp_act sroce_resp_read_req(struct sroce_resp_ctx *c,
 		return SROCE_ACT_NAK_INV;
 	if (len) {
 		mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd,
+					c->qp->ibqp.qp_num,
 					sroce_reth_rkey(reth),
 					sroce_reth_va(reth), len,
 					IB_ACCESS_REMOTE_READ);
@@ -383,8 +385,9 @@ enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 	if (unlikely(!(c->access & IB_ACCESS_REMOTE_ATOMIC) ||
 		     !sroce_rd_room(c) || va & 7))
 		return SROCE_ACT_NAK_INV;
-	mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, sroce_atmeth_rkey(atm),
-				va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
+	mr = sroce_mem_rkey_get(c->sdev, c->qp->ibqp.pd, c->qp->ibqp.qp_num,
+				sroce_atmeth_rkey(atm), va, sizeof(u64),
+				IB_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return SROCE_ACT_NAK_ACC;
 	err = sroce_mem_atomic(mr, va, cb->opcode == SROCE_OP_RC_CMP_SWAP,
