@@ -1399,9 +1399,13 @@ static void merge(struct sc_stat *to, const struct sc_stat *from)
 	}
 }
 
-/* Verbs a run may legitimately never reach (no SRQ kind asked for). */
+/* Verbs a run may legitimately never reach: no random phase, no SRQ, UD. */
 static int verb_optional(int v)
 {
+	if (!cfg.secs)
+		return 1;
+	if (v == V_CREATE_AH || v == V_DESTROY_AH)
+		return !(cfg.kinds & (1U << SC_UD));
 	return !(cfg.kinds & (1U << SC_SRQ)) &&
 	       (v == V_POST_SRQ_RECV || v == V_MODIFY_SRQ || v == V_QUERY_SRQ ||
 		v == V_CREATE_SRQ || v == V_DESTROY_SRQ);
