@@ -17,9 +17,10 @@
  * with IBV_WC_LOC_LEN_ERR; an SQ prod more than nslots ahead puts the QP
  * in ERR with at most nslots completions; RESET with the SQ prod at PROD
  * (default 2^21), then INIT and ERR, each transition within the limits
- * and at most nslots flush completions; an RQ (SRQ) prod more than nslots
- * ahead when a SEND arrives gives no successful receive and at most
- * nslots completions.
+ * and at most nslots flush completions; an SQ prod moved back behind WQEs
+ * the kernel has fetched but not completed, the same; an RQ (SRQ) prod
+ * more than nslots ahead when a SEND arrives gives no successful receive
+ * and at most nslots completions.
  *
  * Then for -t seconds (default 30) threads run at once, each with its own
  * PRNG derived from SEED (printed; the same SEED gives each thread the
@@ -114,7 +115,7 @@ static const char *const verb_name[V_NVERB] = {
 };
 
 /* Directed cases per kind (see the top). */
-#define SC_NDIRECTED 6
+#define SC_NDIRECTED 7
 
 static struct {
 	const char *dev[2];
@@ -209,6 +210,8 @@ struct sc_pair {
 };
 
 static struct sc_dev devs[2];
+/* Local ACK timeout (IBA exponent) of RC QPs going to RTS. */
+static _Atomic int rc_timeout = 8; /* ~1 ms */
 static struct sc_pair pairs[SC_NKIND];
 static int npairs;
 
@@ -371,7 +374,7 @@ static int qp_to(struct sc_thread *t, struct sc_pair *p, int side,
 		a.sq_psn = s->psn;
 		mask |= IBV_QP_SQ_PSN;
 		if (p->kind == SC_RC || p->kind == SC_SRQ) {
-			a.timeout = 8; /* ~1 ms */
+			a.timeout = (uint8_t)atomic_load(&rc_timeout);
 			a.retry_cnt = 1;
 			a.rnr_retry = 1;
 			a.max_rd_atomic = 4;
@@ -1194,6 +1197,71 @@ static void directed_overlimit(struct sc_thread *t, struct sc_pair *p, int inl,
 		 st < 0 ? "none" : ibv_wc_status_str((enum ibv_wc_status)st));
 }
 
+/*
+ * Four SENDs the kernel has fetched and not completed (RC: the peer is in
+ * RESET and the ACK timeout is ~1 s; UC, UD: whatever is left), then the
+ * SQ prod goes back to cons + 1: between what the kernel has given back
+ * and what it has read.  The doorbell and an ERR transition must stay
+ * within the limits and flush at most nslots WQEs.
+ */
+static void directed_behind(struct sc_thread *t, struct sc_pair *p, char *why,
+			    size_t wl, int *ok)
+{
+	struct sroce_qp *sqp = to_sqp(p->s[0].qp);
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)devs[0].buf + SC_BUF / 2,
+		.length = 16,
+		.lkey = devs[0].mr->lkey,
+	};
+	int64_t t0, c0, dt[2], dc[2];
+	int i, n;
+
+	atomic_store(&rc_timeout, 18); /* ~1.07 s */
+	pair_connect(t, p);
+	atomic_store(&rc_timeout, 8);
+	qp_to(t, p, 1, IBV_QPS_RESET);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 4; i++) {
+		wr[i].wr_id = 0xf0 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
+		if (p->kind == SC_UD) {
+			wr[i].wr.ud.ah = p->s[0].ah;
+			wr[i].wr.ud.remote_qpn = p->s[1].qp->qp_num;
+			wr[i].wr.ud.remote_qkey = SC_QKEY;
+		}
+	}
+	TIMED(t, V_POST_SEND, p, ibv_post_send(p->s[0].qp, wr, &bad));
+	pthread_spin_lock(&sqp->sq_lock);
+	atomic_store_explicit(idx_ptr(&sqp->sq, 1),
+			      atomic_load(idx_ptr(&sqp->sq, 0)) + 1,
+			      memory_order_release);
+	pthread_spin_unlock(&sqp->sq_lock);
+	t0 = now_ns();
+	c0 = cpu_ns();
+	doorbell(t, p, p->s[0].qp);
+	dt[0] = now_ns() - t0;
+	dc[0] = cpu_ns() - c0;
+	t0 = now_ns();
+	c0 = cpu_ns();
+	qp_to(t, p, 0, IBV_QPS_ERR);
+	dt[1] = now_ns() - t0;
+	dc[1] = cpu_ns() - c0;
+	n = drain(t, p, p->s[0].scq, 300, 0, NULL, NULL);
+	*ok = n <= (int)sqp->sq.nslots;
+	for (i = 0; i < 2; i++)
+		*ok &= dc[i] <= cfg.limit_ns && dt[i] <= cfg.wall_ns;
+	snprintf(
+		why, wl,
+		"doorbell %.3f s (%.3f s CPU), ERR %.3f s (%.3f), %d completions (%u slots)",
+		dt[0] / 1e9, dc[0] / 1e9, dt[1] / 1e9, dc[1] / 1e9, n,
+		sqp->sq.nslots);
+}
+
 static void directed(struct sc_thread *t, struct sc_pair *p)
 {
 	struct sroce_qp *sqp = to_sqp(p->s[0].qp);
@@ -1202,6 +1270,14 @@ static void directed(struct sc_thread *t, struct sc_pair *p)
 	int ok, n, nsucc, i;
 	enum ibv_qp_state st;
 	int64_t t0, c0, dt[3], dc[3];
+
+	/* f, first: on a fresh pair, nothing at RESET to hide behind */
+	directed_behind(t, p, why, sizeof(why), &ok);
+	snprintf(
+		name, sizeof(name),
+		"%s: an SQ prod moved back behind fetched WQEs: doorbell and ERR within the limits, at most nslots completions",
+		k);
+	dpt_report(ok, name, why);
 
 	/* a, b: over the limits */
 	for (i = 0; i < 2; i++) {
