@@ -9,9 +9,10 @@
 # (RESET/ERR loops) and destroy and re-create the objects, on RC, UC and
 # UD QPs and an RC QP on an SRQ, each connected from sroce1 (ns1) to
 # sroce2 (ns2).  dp_scribble's directed cases check the outcome of the
-# simplest attacks; every verb must return within 1 s of CPU time (the
-# kernel's work for the caller) and 3 s of wall time (see dp_scribble.c
-# for why wider); a verb running for 10 s is a hang.  Run twice: once
+# simplest attacks; no verb may take more than 1 s of both wall time and
+# its thread's CPU time (the kernel's work for the caller), nor more than
+# 3 s of wall time (dp_scribble.c says why two clocks); a verb running for
+# 10 s is a hang.  Run twice: once
 # tearing everything down, once exiting with every object alive (-x, the
 # kernel's cleanup of a dead process).
 #
