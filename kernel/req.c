@@ -224,8 +224,14 @@ static bool sroce_req_more_posted(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->req.lock);
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->user)
+	if (qp->user) {
 		n = sroce_queue_peer_prod(q);
+		/* Nor may prod move back behind WQEs already fetched. */
+		if (n >= 0 && q->prod - q->cons < qp->req.fetched - q->cons)
+			n = -EPROTO;
+		if (unlikely(n < 0))
+			q->prod = qp->req.fetched;
+	}
 	prod = q->prod;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (unlikely(n < 0)) {
