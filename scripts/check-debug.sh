@@ -29,7 +29,7 @@ cd "$top" || exit 2
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst).
 ci_files=(t-link t-netdev t-datapath t-faults t-resp t-limits t-inval
-	t-mcast t-nvmeof t-peer t-queues t-kconsumer t-rxq)
+	t-mcast t-nvmeof t-pktfuzz t-hostile t-peer t-queues t-kconsumer t-rxq)
 
 if [ "${1:-}" = --ci ]; then
 	shift
