@@ -840,16 +840,14 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
 	/*
-	 * IBA 10.8.3.2: receive WRs posted in ERR complete as flushed.  The
-	 * flush takes resp.lock (_bh, never in hard IRQ) and calls the recv
-	 * CQ's handler: with interrupts off (a handler, a hard IRQ) it runs
-	 * from the workqueue, as post_send's requester does.
+	 * IBA 10.8.3.2: receive WRs posted in ERR complete as flushed, always
+	 * from the workqueue.  The flush takes resp.lock (_bh, never in hard
+	 * IRQ) and calls the recv CQ's handler, which must not run inside the
+	 * consumer's post_recv: the caller may hold a lock its handler takes,
+	 * and a handler that reposts each flushed receive would enter itself
+	 * again from the post, one stack frame deeper per repost.
 	 */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-		if (irqs_disabled() || in_hardirq())
-			sroce_resp_flush_later(qp);
-		else
-			sroce_resp_flush(qp);
-	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_resp_flush_later(qp);
 	return err;
 }

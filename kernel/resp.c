@@ -786,7 +786,7 @@ free:
 
 /* ---- control path hooks ---- */
 
-/* Kernel post_recv in ERR with interrupts off: flush from process context. */
+/* Kernel post_recv in ERR: flush from process context, not inside the post. */
 static void sroce_resp_flush_work(struct work_struct *work)
 {
 	struct sroce_qp *qp =

@@ -127,7 +127,10 @@ void sroce_resp_reset(struct sroce_qp *qp);
  * longer in ERR.  Process or softirq context, interrupts on, no QP lock.
  */
 void sroce_resp_flush(struct sroce_qp *qp);
-/* The same from the workqueue: any context (kernel post_recv in ERR). */
+/*
+ * The same from the workqueue: any context.  Kernel post_recv in ERR uses
+ * it always, so the recv CQ's handler never runs inside the post.
+ */
 void sroce_resp_flush_later(struct sroce_qp *qp);
 /* destroy: free cached responses (cancels the work, drops references) */
 void sroce_resp_cleanup(struct sroce_qp *qp);

@@ -6,8 +6,9 @@
 # with interrupts off on a QP in ERR is flushed (from the driver's
 # workqueue), and a completion handler that posts a receive on the QP in
 # ERR that its flush completion came from works (both flushed, the handler
-# ran once) instead of deadlocking on the responder's lock.  The module
-# prints its cases to the kernel log; they are relayed here.
+# ran once) instead of deadlocking on the responder's lock, and a handler
+# that re-arms, polls and reposts every flushed receive is never entered
+# from inside itself (one frame deeper per repost).  The module prints its cases to the kernel log; they are relayed here.
 #
 # Topology: make_two_ns (see lib.sh); only sroce1 is used.
 
@@ -28,7 +29,7 @@ kc_module() {
 	[ -e "$m" ] && echo "$m"
 }
 
-n=2
+n=3
 ktap_begin $((2 + 1 + n + 2)) "a kernel verbs consumer"
 two_ns_start
 kc=$(kc_module)

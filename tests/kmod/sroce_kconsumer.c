@@ -18,9 +18,16 @@
  *     QP in error.  Both complete as flushed, the handler ran once.  A
  *     driver that calls the handler with its responder lock held deadlocks
  *     here (the post flushes, taking that lock again).
+ *  3. The usual handler loop (re-arm, poll, post a receive for each
+ *     completion) on a QP in ERR: every repost completes as flushed and
+ *     the handler is never entered from inside itself.  A driver that
+ *     flushes inside post_recv calls the handler again from the post,
+ *     one stack frame deeper per repost (a stack overflow for a consumer
+ *     that keeps reposting); this case stops after KC_LOOP_POSTS.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "sroce1";
@@ -28,6 +35,7 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to run on");
 
 #define KC_WAIT_MS 2000
+#define KC_LOOP_POSTS 8
 
 struct kc {
 	struct ib_device *ibdev;
@@ -36,6 +44,11 @@ struct kc {
 	struct ib_qp *qp;
 	atomic_t calls; /* completion handler runs */
 	int repost; /* what the handler's post_recv returned */
+	bool loop; /* case 3: the re-arm, poll, repost handler */
+	struct task_struct *owner; /* case 3: the task inside the handler */
+	atomic_t nested; /* case 3: handler entered from inside itself */
+	atomic_t posted; /* case 3: reposts made */
+	atomic_t flushed; /* case 3: flush completions polled */
 };
 
 static int kc_ntest, kc_nfail;
@@ -59,11 +72,44 @@ static int kc_post_recv(struct ib_qp *qp, u64 wr_id)
 	return ib_post_recv(qp, &wr, NULL);
 }
 
+/*
+ * Case 3's handler: re-arm, poll, post a receive for each completion.
+ * Entered again by the task already inside it (not merely run by another
+ * context at the same time) counts as nested.
+ */
+static void kc_comp_loop(struct kc *k, struct ib_cq *cq)
+{
+	bool owner = false;
+	struct ib_wc wc;
+
+	if (in_task()) {
+		if (READ_ONCE(k->owner) == current)
+			atomic_inc(&k->nested);
+		else
+			owner = cmpxchg(&k->owner, NULL, current) == NULL;
+	}
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	while (ib_poll_cq(cq, 1, &wc) == 1) {
+		if (wc.status == IB_WC_WR_FLUSH_ERR)
+			atomic_inc(&k->flushed);
+		if (atomic_inc_return(&k->posted) <= KC_LOOP_POSTS &&
+		    kc_post_recv(k->qp, 100 + atomic_read(&k->posted)))
+			k->repost = -EIO;
+	}
+	if (owner)
+		WRITE_ONCE(k->owner, NULL);
+}
+
 /* Case 2's handler: post a receive on the QP (in ERR) on the first run. */
 static void kc_comp(struct ib_cq *cq, void *ctx)
 {
 	struct kc *k = ctx;
 
+	if (k->loop) {
+		if (k->qp)
+			kc_comp_loop(k, cq);
+		return;
+	}
 	if (atomic_inc_return(&k->calls) == 1 && k->qp)
 		k->repost = kc_post_recv(k->qp, 2);
 }
@@ -95,6 +141,10 @@ static int kc_setup(struct kc *k)
 	struct ib_qp *qp;
 
 	atomic_set(&k->calls, 0);
+	k->owner = NULL;
+	atomic_set(&k->nested, 0);
+	atomic_set(&k->posted, 0);
+	atomic_set(&k->flushed, 0);
 	k->repost = -EINPROGRESS;
 	cq = ib_create_cq(k->ibdev, kc_comp, NULL, k, &ca);
 	if (IS_ERR(cq))
@@ -183,6 +233,39 @@ out:
 	kc_free(k);
 }
 
+static void kc_case_handler_loop(struct kc *k)
+{
+	char why[96];
+	bool ok;
+	int err, i;
+
+	k->loop = true;
+	err = kc_setup(k) ?: kc_post_recv(k->qp, 1);
+	if (err) {
+		kc_report(false, "handler loop reposts on a QP in ERR", "setup");
+		goto out;
+	}
+	k->repost = 0;
+	ib_req_notify_cq(k->cq, IB_CQ_NEXT_COMP);
+	err = kc_to_err(k);
+	/* The first receive and every repost: 1 + KC_LOOP_POSTS flushes. */
+	for (i = 0; i < KC_WAIT_MS &&
+		    atomic_read(&k->flushed) < 1 + KC_LOOP_POSTS; i++)
+		usleep_range(1000, 2000);
+	ok = !err && !k->repost &&
+	     atomic_read(&k->flushed) == 1 + KC_LOOP_POSTS &&
+	     !atomic_read(&k->nested);
+	snprintf(why, sizeof(why), "modify %d, post %d, flushed %d, nested %d",
+		 err, k->repost, atomic_read(&k->flushed),
+		 atomic_read(&k->nested));
+	kc_report(ok,
+		  "handler loop reposts on a QP in ERR: all flushed, never nested",
+		  why);
+out:
+	kc_free(k);
+	k->loop = false;
+}
+
 static int __init kc_init(void)
 {
 	struct kc k = {};
@@ -197,9 +280,10 @@ static int __init kc_init(void)
 		ib_device_put(k.ibdev);
 		return PTR_ERR(k.pd);
 	}
-	pr_info("sroce_kconsumer: 1..2\n");
+	pr_info("sroce_kconsumer: 1..3\n");
 	kc_case_irqs_off(&k);
 	kc_case_handler_posts(&k);
+	kc_case_handler_loop(&k);
 	ib_dealloc_pd(k.pd);
 	ib_device_put(k.ibdev);
 	return kc_nfail ? -EIO : 0;
