@@ -665,8 +665,6 @@ static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		sroce_counter_inc(c->sdev, SROCE_CNT_RX_DROP_BAD_QKEY);
 		return;
 	}
-	/* No CNP for multicast: one per attached QP would amplify. */
-	c->np = sroce_bth_destqp(sroce_rx_bth(skb)) != SROCE_MCAST_QPN;
 	err = sroce_resp_need_wqe(c);
 	if (err) {
 		if (err == -EAGAIN)
@@ -678,6 +676,12 @@ static void sroce_resp_ud(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		sroce_counter_inc(c->sdev, SROCE_CNT_RX_DROP_BAD_MAD);
 		return;
 	}
+	/*
+	 * Only a packet that is received may make a CNP (not one dropped as
+	 * a bad MAD: QP1's Q_Key is well known, its source forgeable), and
+	 * no CNP for multicast: one per attached QP would amplify.
+	 */
+	c->np = sroce_bth_destqp(sroce_rx_bth(skb)) != SROCE_MCAST_QPN;
 	if (unlikely(SROCE_GRH_LEN + (u64)cb->paylen > r->wqe_len)) {
 		sroce_counter_inc(c->sdev, SROCE_CNT_RESP_LOCAL_LENGTH_ERR);
 		sroce_resp_complete_err(c, IB_WC_LOC_LEN_ERR);
