@@ -238,6 +238,18 @@ static int to_init(struct dp_res *r, struct ibv_qp *qp)
 	return modify(qp, &a, mask, "INIT");
 }
 
+/*
+ * The RC retransmit timeout exponent: 14 (67 ms), or SROCE_DP_QP_TIMEOUT
+ * (check-debug raises it: the debug kernel is several times slower).
+ */
+static uint8_t qp_timeout(void)
+{
+	const char *e = getenv("SROCE_DP_QP_TIMEOUT");
+	int t = e ? atoi(e) : 14;
+
+	return t > 0 && t < 32 ? (uint8_t)t : 14;
+}
+
 int dp_connect_qps(struct dp_res *r, const struct dp_peer *peer)
 {
 	struct ibv_ah_attr ah = {
@@ -268,7 +280,7 @@ int dp_connect_qps(struct dp_res *r, const struct dp_peer *peer)
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = qp_timeout();
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = r->psn;
