@@ -195,8 +195,9 @@ static void sroce_resp_copy_wqe(struct sroce_qp *qp)
  * give the slot back.  -EAGAIN when the RQ is empty, -EPROTO when user
  * space corrupted the ring or the WQE.
  */
-static int sroce_resp_take_wqe(struct sroce_qp *qp)
+static int sroce_resp_take_wqe(struct sroce_resp_ctx *c)
 {
+	struct sroce_qp *qp = c->qp;
 	struct sroce_resp *r = &qp->resp;
 	unsigned long flags;
 	int ready;
@@ -204,7 +205,8 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 	lockdep_assert_held(&r->lock);
 
 	if (qp->ibqp.srq) {
-		ready = sroce_srq_take(to_ssrq(qp->ibqp.srq), &r->wqe, r->sge);
+		ready = sroce_srq_take(to_ssrq(qp->ibqp.srq), &r->wqe, r->sge,
+				       &c->srq_limit);
 		if (ready <= 0)
 			return ready < 0 ? -EPROTO : -EAGAIN;
 		goto taken;
@@ -236,7 +238,7 @@ static int sroce_resp_need_wqe(struct sroce_resp_ctx *c)
 
 	if (r->wqe_valid)
 		return 0;
-	err = sroce_resp_take_wqe(c->qp);
+	err = sroce_resp_take_wqe(c);
 	if (unlikely(err == -EPROTO))
 		sroce_resp_complete_err(c, IB_WC_LOC_QP_OP_ERR);
 	return err;
@@ -729,6 +731,8 @@ void sroce_resp_after_unlock(struct sroce_resp_ctx *c)
 		ev.event = IB_EVENT_COMM_EST;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+	if (c->srq_limit)
+		sroce_srq_limit_event(to_ssrq(qp->ibqp.srq));
 	if (c->cq_calls)
 		sroce_cq_callbacks(to_scq(qp->ibqp.recv_cq), c->cq_calls);
 	if (c->fatal)

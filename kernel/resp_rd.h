@@ -47,6 +47,7 @@ struct sroce_resp_ctx {
 	u8 min_rnr_timer; /* RNR NAK timer code */
 	struct sroce_av av; /* RC/UC: the peer */
 	bool comm_est; /* raise IB_EVENT_COMM_EST after unlock */
+	bool srq_limit; /* raise IB_EVENT_SRQ_LIMIT_REACHED after unlock */
 	bool fatal; /* move the QP to ERR after unlock */
 	bool np; /* passed the checks of its QP type: CE may make a CNP */
 	unsigned int cq_calls; /* recv CQ callbacks due after unlock (cq.h) */

@@ -250,7 +250,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return err;
 }
 
-static void sroce_srq_limit_event(struct sroce_srq *srq)
+void sroce_srq_limit_event(struct sroce_srq *srq)
 {
 	struct ib_event ev = {
 		.device = srq->ibsrq.device,
@@ -263,12 +263,11 @@ static void sroce_srq_limit_event(struct sroce_srq *srq)
 }
 
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe,
-		   struct sroce_sge *sge)
+		   struct sroce_sge *sge, bool *limit)
 {
 	struct sroce_queue *q = &srq->queue;
 	const struct sroce_recv_wqe *slot;
 	unsigned long flags;
-	bool fire = false;
 	int ready;
 
 	spin_lock_irqsave(&srq->lock, flags);
@@ -288,12 +287,9 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe,
 	/* IBA 11.5.2.2: fewer WQEs than the limit left: report once. */
 	if (srq->armed && (u32)ready - 1 < srq->limit) {
 		srq->armed = false;
-		fire = true;
+		*limit = true;
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
-
-	if (fire)
-		sroce_srq_limit_event(srq);
 	return 1;
 }
 

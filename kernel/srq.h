@@ -70,11 +70,16 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
  * SROCE_MAX_SGE) out of the SRQ and give its slot back.  Returns 1 when a
  * WQE was taken (wqe->num_sge is U32_MAX if the WQE itself was invalid:
  * more SGEs than the SRQ holds), 0 when the SRQ is empty, -EPROTO when user
- * space published an impossible index.  Raises the limit event if due.
- * Caller holds the taking QP's resp.lock (any context).
+ * space published an impossible index.  Sets *@limit when the take armed
+ * limit crossed (the caller raises the event once it holds no QP lock:
+ * a consumer's handler may post to the SRQ or the QP).  Caller holds the
+ * taking QP's resp.lock (any context).
  */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe,
-		   struct sroce_sge *sge);
+		   struct sroce_sge *sge, bool *limit);
+
+/* IBA 11.5.2.2: IB_EVENT_SRQ_LIMIT_REACHED; call with no QP or SRQ lock. */
+void sroce_srq_limit_event(struct sroce_srq *srq);
 
 /*
  * IBA 11.5.2.2 (C11-xx): a QP attached to an SRQ that entered the error

@@ -26,6 +26,7 @@ set -o pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
+. scripts/summary.sh
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst):
 # the files that passed on it here.  t-datapath ran out of RC retries with
@@ -113,15 +114,12 @@ tests/vm/vm-run --kernel "$dk/bzImage" --modules "$dk/modroot" --mem 3G \
 rc=${PIPESTATUS[0]}
 echo "check-debug: the guest ran $(($(date +%s) - start)) s"
 
-line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-[ -n "$line" ] || fail "no summary line from the guest (vm-run exit $rc)"
-p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
-f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
-s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
+summary_read "$log" || fail "no summary line from the guest (vm-run exit $rc)"
+f=$sum_fail
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 	echo "check-debug: vm-run exit $rc with no failed test: 1 failure"
 	f=1
 fi
-[ "${s:-0}" -gt 0 ] && echo "check-debug: $s skipped"
-echo "$p passed, $f failed"
+[ "$sum_skip" -gt 0 ] && echo "check-debug: $sum_skip skipped"
+echo "$sum_pass passed, $f failed"
 [ "$f" -eq 0 ]

@@ -18,6 +18,7 @@ set -o pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
+. scripts/summary.sh
 
 pass=0
 fail=0
@@ -29,20 +30,16 @@ trap 'rm -f "$log"' EXIT
 # of $log to the totals; a non-zero RC with no failure counted, or no
 # summary line at all, is one failure more.
 add_counts() {
-	local name=$1 rc=$2 line p f s
-	line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$line" ]; then
+	local name=$1 rc=$2
+	if ! summary_read "$log"; then
 		echo "check: $name: no summary line (exit $rc): 1 failure"
 		fail=$((fail + 1))
 		return
 	fi
-	p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
-	f=$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")
-	s=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
-	pass=$((pass + p))
-	fail=$((fail + f))
-	skip=$((skip + ${s:-0}))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	pass=$((pass + sum_pass))
+	fail=$((fail + sum_fail))
+	skip=$((skip + sum_skip))
+	if [ "$rc" -ne 0 ] && [ "$sum_fail" -eq 0 ]; then
 		echo "check: $name: exit status $rc with no failed test: 1 failure"
 		fail=$((fail + 1))
 	fi
