@@ -299,6 +299,10 @@ err_free:
  * mapped the kernel has already moved on: the old mapping is kept (its
  * pages stay valid while mapped) so nothing dangles, and the error is
  * returned; the CQ then reports nothing new and should be destroyed.
+ * The consumer lock is held across the command on purpose (as mlx5 does):
+ * the kernel copies the unpolled CQEs into the new ring, so a poll of the
+ * old ring during the command would return them a second time later.
+ * Pollers spin for the length of one system call; resize is rare.
  */
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
