@@ -76,6 +76,7 @@ for t in "${files[@]}"; do
 	fi
 	topo_reset
 	p=0 f=0 s=0 planned='' rc=''
+	t0=$SECONDS
 	echo "    # Subtest: $name"
 	{
 		timeout -k 10 "$tmo" bash "$t" 2>&1 </dev/null
@@ -112,6 +113,7 @@ for t in "${files[@]}"; do
 			why+="${why:+; }kmemleak: $leaks unreferenced objects"
 		fi
 	fi
+	echo "    # $name: $((SECONDS - t0)) s"
 	if [ -n "$why" ]; then
 		echo "    # $name: $why"
 		f=$((f + 1))
