@@ -41,6 +41,7 @@ typedef __s64 s64;
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define BIT(n) (1UL << (n))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define U8_MAX ((u8)~0U)
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
 
