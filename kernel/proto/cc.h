@@ -181,6 +181,11 @@ extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
 extern const struct sroce_cc_ops sroce_cc_fixed_ops;
 /* RTT-based (on_ack); in sroce.ko once the requester feeds RTT samples. */
 extern const struct sroce_cc_ops sroce_cc_timely_ops;
+/*
+ * INT-based (on_int).  Not in sroce.ko: the datapath does not parse INT,
+ * so only tests/ and tools/ccsim build and feed it.
+ */
+extern const struct sroce_cc_ops sroce_cc_hpcc_ops;
 
 /* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
 void sroce_cc_params_default(struct sroce_cc_params *p,
