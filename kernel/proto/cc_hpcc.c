@@ -118,7 +118,7 @@ static u64 sroce_hpcc_muldiv(u64 a, u64 b, u64 c)
 
 /*
  * u_j of line 5 (Q20, at most SROCE_HPCC_U_MAX) of a port of speed @rate
- * that sent @dtx bytes in @dts ns with at least @q bytes queued.
+ * that sent @dtx bytes in @dts ns and had @q = min(q, q') bytes queued.
  */
 static u64 sroce_hpcc_util(u64 q, u64 dtx, u64 dts, u64 rate, u64 t_ns)
 {

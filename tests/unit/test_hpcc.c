@@ -518,12 +518,67 @@ static void hpcc_pace(struct ktest *t)
 			30 * US + 793);
 }
 
+/*
+ * sroce_cc_telemetry() itself, with an algorithm that starts inactive:
+ * on_timer first (the state brought up to now), then on_int, and a state
+ * that on_int made active is paced from now, without the credit of an
+ * old departure time; within the episode the departure time stays.
+ */
+static int probe_timers;
+static struct ktest *probe_test; /* the case that runs the probe */
+
+static void probe_timer(struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 now)
+{
+	probe_timers++;
+}
+
+static void probe_int(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		      u64 now, u32 bytes, const struct sroce_cc_int *t)
+{
+	KTEST_EXPECT_EQ(probe_test, probe_timers, 1);
+	s->active = 1;
+	s->rate = p->line_rate / 2;
+}
+
+static void hpcc_telemetry_episode(struct ktest *t)
+{
+	static const struct sroce_cc_ops probe = {
+		.name = "probe",
+		.init = sroce_cc_init_line_rate,
+		.on_int = probe_int,
+		.on_timer = probe_timer,
+	};
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 edt = 5 * US;
+
+	probe_test = t;
+	probe.init(&s, &p, 0);
+	path_init(&in, 1, LINE);
+	probe_timers = 0;
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 100 * US, 1000, &in);
+	KTEST_EXPECT(t, s.active);
+	KTEST_EXPECT_EQ(t, edt, 100 * US);
+	edt = 150 * US;
+	probe_timers = 0;
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 120 * US, 1000, &in);
+	KTEST_EXPECT_EQ(t, edt, 150 * US);
+}
+
 static const struct ktest_case hpcc_cases[] = {
-	KTEST_CASE(hpcc_start),	       KTEST_CASE(hpcc_full_link),
-	KTEST_CASE(hpcc_once_per_rtt), KTEST_CASE(hpcc_queue_then_idle),
-	KTEST_CASE(hpcc_max_hop),      KTEST_CASE(hpcc_five_hops),
-	KTEST_CASE(hpcc_path_change),  KTEST_CASE(hpcc_no_sample),
-	KTEST_CASE(hpcc_bounds),       KTEST_CASE(hpcc_pace),
+	KTEST_CASE(hpcc_start),
+	KTEST_CASE(hpcc_full_link),
+	KTEST_CASE(hpcc_once_per_rtt),
+	KTEST_CASE(hpcc_queue_then_idle),
+	KTEST_CASE(hpcc_max_hop),
+	KTEST_CASE(hpcc_five_hops),
+	KTEST_CASE(hpcc_path_change),
+	KTEST_CASE(hpcc_no_sample),
+	KTEST_CASE(hpcc_bounds),
+	KTEST_CASE(hpcc_pace),
+	KTEST_CASE(hpcc_telemetry_episode),
 };
 
 KTEST_SUITE(hpcc);
