@@ -23,6 +23,15 @@ void sroce_cc_params_default(struct sroce_cc_params *p,
 	p->gd = 11;
 	p->min_dec_fac = 50;
 	p->flavour = flavour;
+	/*
+	 * HPCC as the paper evaluates it: eta 95 %, maxStage 5; W_AI =
+	 * W_init (1 - eta) / N, here 50 Mb/s (100 Gb/s, N = 100 flows); T a
+	 * little above a fabric's base RTT.
+	 */
+	p->hpcc_ai_rate = 50 * SROCE_CC_KBPS_PER_MBPS;
+	p->hpcc_base_rtt_us = 10;
+	p->hpcc_eta = 95;
+	p->hpcc_max_stage = 5;
 	if (flavour == SROCE_CC_PAPER) {
 		/* SIGCOMM 2015, 40 Gb/s: T 55 us, B 10 MB, F 5, g 1/256. */
 		p->ai_rate = 40 * SROCE_CC_KBPS_PER_MBPS;
@@ -184,6 +193,20 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		return;
 	was_active = sroce_cc_sync(ops, s, p, now);
 	ops->on_ack(s, p, now, rtt, bytes);
+	sroce_cc_pace_begin(was_active, s, edt, now);
+}
+
+void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
+			struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 *edt, u64 now,
+			u32 bytes, const struct sroce_cc_int *t)
+{
+	bool was_active;
+
+	if (!ops->on_int)
+		return;
+	was_active = sroce_cc_sync(ops, s, p, now);
+	ops->on_int(s, p, now, bytes, t);
 	sroce_cc_pace_begin(was_active, s, edt, now);
 }
 

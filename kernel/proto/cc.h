@@ -56,6 +56,14 @@ struct sroce_cc_params {
 	bool clamp_tgt_rate; /* on a cut always Rt = Rc */
 	bool clamp_tgt_rate_after_time_inc; /* Rt = Rc if timer raised Rc */
 	u8 flavour; /* enum sroce_cc_flavour */
+	/*
+	 * HPCC (cc_hpcc.c), Li et al. SIGCOMM 2019; the paper's window W is
+	 * kept as the rate W / T, so W_AI is given as the rate W_AI / T.
+	 */
+	u64 hpcc_ai_rate; /* kbit/s: W_AI / T, the additive step */
+	u32 hpcc_base_rtt_us; /* T: the base RTT of the path, us */
+	u32 hpcc_eta; /* eta: target utilisation, % of each link */
+	u32 hpcc_max_stage; /* maxStage: additive steps per multiplicative */
 };
 
 /* Per-QP state: the current rate plus the algorithm's private words. */
@@ -83,6 +91,28 @@ enum sroce_cc_reason {
 };
 
 /*
+ * In-band network telemetry (INT) of one ACK, as HPCC uses it: each switch
+ * port on the data packet's path appended one record as the packet left
+ * it, and the receiver echoed the records in the ACK.  hop[0] is the
+ * first port.  The counters are the port's own (ts on its clock); a glue
+ * that decodes narrower wire fields widens them so that they only ever
+ * grow, except when the port restarts.
+ */
+#define SROCE_CC_INT_MAX_HOPS 5
+
+struct sroce_cc_int_hop {
+	u64 ts_ns; /* the port's clock when the packet left, ns */
+	u64 tx_bytes; /* bytes the port had sent then, cumulative */
+	u64 rate; /* the port's speed B, kbit/s */
+	u32 qlen; /* bytes queued at the port then */
+};
+
+struct sroce_cc_int {
+	u8 nhops; /* records in hop[]; 0 = the ACK carried none */
+	struct sroce_cc_int_hop hop[SROCE_CC_INT_MAX_HOPS];
+};
+
+/*
  * An algorithm.  All hooks may be NULL except init.  @now is in ns and
  * never goes backwards for one state.  A hook that changes s->rate sets
  * s->reason.  The QP is paced while s->active is set.
@@ -106,6 +136,13 @@ struct sroce_cc_ops {
 	void (*on_ack)(struct sroce_cc_state *s,
 		       const struct sroce_cc_params *p, u64 now, u64 rtt,
 		       u32 bytes);
+	/*
+	 * An ACK that newly acknowledges @bytes (0 = none) arrived with the
+	 * telemetry @t of the packet it answers (t->nhops may be 0).
+	 */
+	void (*on_int)(struct sroce_cc_state *s,
+		       const struct sroce_cc_params *p, u64 now, u32 bytes,
+		       const struct sroce_cc_int *t);
 	/* @bytes of payload-carrying packet were sent. */
 	void (*on_sent)(struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 now, u32 bytes);
@@ -144,6 +181,11 @@ extern const struct sroce_cc_ops sroce_cc_dctcp_ops;
 extern const struct sroce_cc_ops sroce_cc_fixed_ops;
 /* RTT-based (on_ack); in sroce.ko once the requester feeds RTT samples. */
 extern const struct sroce_cc_ops sroce_cc_timely_ops;
+/*
+ * INT-based (on_int).  Not in sroce.ko: the datapath does not parse INT,
+ * so only tests/ and tools/ccsim build and feed it.
+ */
+extern const struct sroce_cc_ops sroce_cc_hpcc_ops;
 
 /* Defaults of each flavour (dcqcn.md): mlx firmware and SIGCOMM 2015. */
 void sroce_cc_params_default(struct sroce_cc_params *p,
@@ -235,13 +277,24 @@ static inline u64 sroce_cc_pace_burst(u64 rate, u64 max_ns)
  * sroce_cc_cnp() and sroce_cc_ack() run on_cnp and on_ack so: on_timer
  * first, then the hook, then *@edt = @now if the state became active.
  * sroce_cc_cnp() returns on_cnp's result (false without on_cnp).  Only
- * init, on_cnp and on_ack may make a state active.
+ * init, on_cnp, on_ack and on_int (sroce_cc_telemetry()) may make a state
+ * active.
  */
 bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		  const struct sroce_cc_params *p, u64 *edt, u64 now);
 void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
 		  u32 bytes);
+
+/*
+ * An ACK with telemetry, run as sroce_cc_ack() runs on_ack: on_timer,
+ * on_int, then a state that became active is paced from @now.  Nothing
+ * runs without on_int.
+ */
+void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
+			struct sroce_cc_state *s,
+			const struct sroce_cc_params *p, u64 *edt, u64 now,
+			u32 bytes, const struct sroce_cc_int *t);
 
 /*
  * A data packet of @bytes left at @now, as the glue records it while the

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_cc.c - the congestion control algorithms of kernel/proto/cc*.c
- * (none, dcqcn in both flavours, dctcp, fixed, timely) and the pacing
- * they drive, over any parameters the ecn/roce_rp knobs accept and any
- * sequence of CNPs, RTT samples, packets and timer runs.
+ * (none, dcqcn in both flavours, dctcp, fixed, timely, hpcc) and the
+ * pacing they drive, over any parameters the ecn/roce_rp knobs accept and
+ * any sequence of CNPs, RTT samples (for hpcc: ACKs with in-band
+ * telemetry), packets and timer runs.
  *
  * Input: algorithm and flavour (1 byte), port speed (3), which knobs to
  * override (2) and their values, then events of 4 bytes: kind and time
- * step (1), argument (3).  Calls go through the same entry points as
- * kernel/cc.c (sroce_cc_cnp/ack/pace_check/pace_packet, on_timer), time
- * never goes back, the parameters stay fixed.
+ * step (1), argument (3).  For an algorithm with on_int (hpcc) the clock
+ * is followed by a flag (1) and, if its bit 0 is set, the hpcc knobs (T
+ * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1), then where the ports'
+ * counters start (8); and an ACK event reads its telemetry next: a hop
+ * count (1; 0 and 6 are invalid ones) and per hop the step of its clock
+ * (2, backwards if the top bit is set), of its tx_bytes (3, likewise),
+ * its queue (3) and a byte of scales and speed (0, 1 kbit/s ... U64_MAX).  Calls go through the same entry points as
+ * kernel/cc.c (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet,
+ * on_timer), time never goes back, the parameters stay fixed (hpcc's
+ * knobs among them).
  *
  * Invariants after every event:
  *  - the rate lies in [min(rpg_min_rate, line rate), line rate];
  *  - an inactive state sends at line rate; alpha is at most 1.0;
- *  - fixed is always active at line rate, none never active;
+ *  - fixed is always active at line rate, none never active, hpcc
+ *    always active;
  *  - a CNP never raises the rate, and dcqcn/dctcp are active after one;
  *    timely never cuts on an RTT below T_low nor raises above T_high;
  *  - a state that a CNP or an RTT sample makes active starts pacing now,
@@ -35,7 +44,7 @@
 
 static const struct sroce_cc_ops *const algos[] = {
 	&sroce_cc_none_ops,  &sroce_cc_dcqcn_ops,  &sroce_cc_dctcp_ops,
-	&sroce_cc_fixed_ops, &sroce_cc_timely_ops,
+	&sroce_cc_fixed_ops, &sroce_cc_timely_ops, &sroce_cc_hpcc_ops,
 };
 
 struct run {
@@ -43,6 +52,7 @@ struct run {
 	struct sroce_cc_params p;
 	struct sroce_cc_state s;
 	u64 edt, now, lo;
+	struct sroce_cc_int path; /* hpcc: the ports' counters so far */
 };
 
 /* The knobs in kernel/cc_sysfs.c order, each overridden if its bit is set. */
@@ -79,6 +89,29 @@ static void read_params(struct fuzz_in *in, struct sroce_cc_params *p, u64 port)
 	p->line_rate = !max_rate || max_rate > port ? port : max_rate;
 }
 
+/*
+ * For algorithms with on_int: its knobs (if the first byte says so, with
+ * any value the fields hold) and where the ports' counters start.
+ */
+static void read_int_start(struct fuzz_in *in, struct run *r)
+{
+	struct sroce_cc_params *p = &r->p;
+	u64 base;
+	unsigned int j;
+
+	if (fuzz_u8(in) & 1) {
+		p->hpcc_base_rtt_us = fuzz_u32(in);
+		p->hpcc_eta = fuzz_u8(in);
+		p->hpcc_max_stage = fuzz_u8(in);
+		p->hpcc_ai_rate = fuzz_u64(in) >> (fuzz_u8(in) & 63);
+	}
+	base = fuzz_u64(in);
+	for (j = 0; j < SROCE_CC_INT_MAX_HOPS; j++) {
+		r->path.hop[j].ts_ns = base + j * 0x9e3779b97f4a7c15ULL;
+		r->path.hop[j].tx_bytes = ~base - j * 0x51afd7ed558ccd1dULL;
+	}
+}
+
 static void check_state(const struct run *r)
 {
 	const struct sroce_cc_state *s = &r->s;
@@ -92,6 +125,8 @@ static void check_state(const struct run *r)
 		FUZZ_ASSERT(s->active && s->rate == r->p.line_rate);
 	if (r->ops == &sroce_cc_none_ops)
 		FUZZ_ASSERT(!s->active && s->rate == r->p.line_rate);
+	if (r->ops == &sroce_cc_hpcc_ops)
+		FUZZ_ASSERT(s->active && s->rate);
 }
 
 /* The state with its timers brought up to now, without touching it. */
@@ -134,6 +169,53 @@ static void ev_ack(struct run *r, u64 rtt)
 	}
 	if (!before.active && r->s.active)
 		FUZZ_ASSERT(r->edt == r->now);
+}
+
+/* An ACK of @bytes with the telemetry the input describes next. */
+static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
+{
+	static const u64 speeds[8] = { 0,
+				       1,
+				       KBPS(10000),
+				       KBPS(40000),
+				       KBPS(100000),
+				       KBPS(400000),
+				       KBPS(1200000),
+				       U64_MAX };
+	struct sroce_cc_int *t = &r->path;
+	struct sroce_cc_state before = synced(r);
+	u64 edt = r->edt;
+	unsigned int j;
+
+	t->nhops = fuzz_u8(in) % (SROCE_CC_INT_MAX_HOPS + 2);
+	for (j = 0; j < t->nhops && j < SROCE_CC_INT_MAX_HOPS; j++) {
+		struct sroce_cc_int_hop *h = &t->hop[j];
+		u16 dts = fuzz_u16(in);
+		u32 dtx = (u32)fuzz_get(in, 3);
+		u32 q = (u32)fuzz_get(in, 3);
+		u8 sel = fuzz_u8(in);
+
+		/*
+		 * sel: bit 0 scales the queue, bits 1-3 pick the speed, bits
+		 * 4-6 scale the clock step (up to 2^29 ns), bit 7 tx_bytes'.
+		 */
+		if (dts & 0x8000)
+			h->ts_ns -= (u64)(dts & 0x7fff) << 2 * (sel >> 4 & 7);
+		else
+			h->ts_ns += (u64)dts << 2 * (sel >> 4 & 7);
+		if (dtx & 0x800000)
+			h->tx_bytes -= dtx & 0x7fffff;
+		else
+			h->tx_bytes += (u64)dtx << (sel >> 7 ? 8 : 0);
+		h->qlen = q << (sel & 1 ? 8 : 0);
+		h->rate = speeds[sel >> 1 & 7];
+	}
+	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, bytes, t);
+	/* an episode starts now, no credit; within one, edt stays */
+	if (!before.active && r->s.active)
+		FUZZ_ASSERT(r->edt == r->now);
+	else
+		FUZZ_ASSERT(r->edt == edt);
 }
 
 static void ev_send(struct run *r, u32 bytes)
@@ -221,6 +303,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	r.now = fuzz_u32(&in) * 1000ULL; /* any monotonic clock */
 	r.edt = r.now;
+	memset(&r.path, 0, sizeof(r.path));
+	if (r.ops->on_int)
+		read_int_start(&in, &r);
 	r.ops->init(&r.s, &r.p, r.now);
 	check_state(&r);
 
@@ -234,8 +319,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		case 0:
 			ev_cnp(&r);
 			break;
-		case 1: /* RTT up to 2^31 ns */
-			ev_ack(&r, (u64)(arg >> 8) << (op >> 4));
+		case 1: /* RTT up to 2^31 ns, or telemetry */
+			if (r.ops->on_int)
+				ev_int(&r, &in, arg >> 8);
+			else
+				ev_ack(&r, (u64)(arg >> 8) << (op >> 4));
 			break;
 		case 2:
 			ev_send(&r, arg >> 8);

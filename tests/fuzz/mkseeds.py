@@ -101,7 +101,7 @@ def pfc_state_seeds():
 
 def cc_seeds():
     seeds = {}
-    names = ["none", "dcqcn", "dctcp", "fixed", "timely"]
+    names = ["none", "dcqcn", "dctcp", "fixed", "timely", "hpcc"]
     for i, name in enumerate(names):
         for flavour in (0, 0x80):
             # algo/flavour, port 100 Gb/s, no knob overridden, clock 1 s
@@ -114,7 +114,22 @@ def cc_seeds():
             s += ev(0, 1, 2, 0) + ev(2, 1, 1, 1024 << 8)
             s += ev(3, 3, 15, 0xFF0000)  # a long idle
             seeds["%s-%s" % (name, "mlx" if flavour else "paper")] = s
+    seeds["hpcc-int"] = hpcc_seed(names.index("hpcc"))
     return seeds
+
+
+def hpcc_seed(algo):
+    """hpcc: default knobs, one 100 Gb/s hop (speed 4) filling up."""
+    s = bytes([algo]) + struct.pack("!I", 100000)[1:] + b"\x00\x00" + \
+        struct.pack("!I", 1000000)
+    s += b"\x00" + struct.pack("!Q", 0xFFFFFFFFFFFF0000)  # no knobs; base
+    for q in (0, 0, 1000, 50000, 125000, 125000, 0, 0, 0, 0, 0, 0):
+        s += ev(2, 0, 1, 1024 << 8)  # a packet
+        # ACK of 1024: 1 hop, clock +10 us, 125000 bytes sent (line rate)
+        s += ev(1, 0, 1, 1024 << 8) + b"\x01" + struct.pack("!H", 10000)
+        s += struct.pack("!I", 125000)[1:] + struct.pack("!I", q)[1:]
+        s += bytes([4 << 1])
+    return s
 
 
 def main():

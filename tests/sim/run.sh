@@ -7,8 +7,9 @@
 # fairness, queue between Kmin and Kmax, PFC-only pauses and their log),
 # the kernel's pacing (sroce_cc_pace_check(), the bounds of its credit),
 # the go-back-N transport on the guest testbed's parameters (window, loss
-# recovery, DCQCN cut/recovery cycles), determinism (two runs
-# byte-identical, another seed differs) and the parser's errors.
+# recovery, DCQCN cut/recovery cycles), HPCC on INT (the incast's queue
+# near zero), determinism (two runs byte-identical, another seed
+# differs) and the parser's errors.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
 # '!COMMAND' conditions are single-quoted: t() expands them per run.
 # shellcheck disable=SC2016
@@ -229,6 +230,14 @@ awk -v a="$q_cc" -v b="$q_none" 'BEGIN { exit !(a * 4 < b) }'
 ok $? "dcqcn p99 queue ($q_cc KB) < 1/4 of PFC-only median ($q_none KB)"
 t "pfc.csv: one XOFF per pause, each ingress alternating XOFF/XON" \
 	pfc = -- '!pfc_log_ok $d'
+# HPCC on the same 8-to-1 incast: INT keeps the queue at a packet or two
+# (what it counts in U costs some of eta = 95 %), fair, no pause.
+t "8-to-1 incast (hpcc): queue near zero, fair, link >= 85 %, no pause" \
+	hpcc hpcc.ini "${short[@]}" -D flow.count=8 -- 'queue_p99_kb <= 10' \
+	'jain >= 0.95' 'utilisation >= 0.85' 'pauses <= 0' 'drops <= 0'
+q_hpcc=$(val hpcc queue_p99_kb)
+awk -v a="$q_hpcc" -v b="$q_cc" 'BEGIN { exit !(a * 4 < b) }'
+ok $? "hpcc p99 queue ($q_hpcc KB) < 1/4 of dcqcn's ($q_cc KB)"
 
 # Other algorithms and flows coming and going.
 t "2 flows (dctcp) share fairly at full utilisation" dctcp two-flow.ini \
@@ -328,11 +337,13 @@ sed 's/^/# /' "$tmp/san.log"
 if [ $r -eq 0 ]; then
 	bin=$san_sim run san1 incast.ini "${short[@]}" -D flow.count=8 || r=1
 	bin=$san_sim run san2 testbed.ini "${tb4[@]}" || r=1
+	bin=$san_sim run san3 hpcc.ini "${short[@]}" -D flow.count=8 || r=1
 	grep -E 'runtime error|AddressSanitizer' "$tmp"/san*.err && r=1
 	same san1 inc summary.txt flows.csv || r=1
 	same san2 tb4 summary.txt || r=1
+	same san3 hpcc summary.txt flows.csv || r=1
 fi
-ok $r "sanitizer build runs incast and gbn clean with byte-identical output"
+ok $r "sanitizer build runs incast, gbn and hpcc clean, byte-identical"
 
 # The parser: an unknown key is an error naming the line, and values that
 # would overflow or shift out of range are rejected.
@@ -343,7 +354,8 @@ r=0
 grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
-	switch.red_wlog=40 switch.loss=1.5; do
+	switch.red_wlog=40 switch.loss=1.5 cc.hpcc_eta=0 cc.hpcc_eta=101 \
+	cc.algo=hpcc2; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1

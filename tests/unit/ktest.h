@@ -50,6 +50,7 @@ extern const struct ktest_suite icrc_suite;
 extern const struct ktest_suite pfc_suite;
 extern const struct ktest_suite dcqcn_suite;
 extern const struct ktest_suite timely_suite;
+extern const struct ktest_suite hpcc_suite;
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
 		...) __printf(4, 5);

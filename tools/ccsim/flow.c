@@ -12,6 +12,12 @@
  * the switch one serialisation time plus the link delay after it starts.
  * With [sim] transport = gbn, rc.c decides which PSN goes next and the
  * window may hold the sender back (ACKs kick it again).
+ *
+ * An algorithm with on_int (hpcc) gets every packet's INT back: the
+ * bottleneck port stamps each packet as it leaves (port.c), the receiver
+ * echoes the stamp in an ACK of that packet (np.c), and the sender hands
+ * it to sroce_cc_telemetry() as a one-hop struct sroce_cc_int whose speed
+ * is the port rate.
  */
 #include <stdlib.h>
 
@@ -24,6 +30,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
 		return &sroce_cc_dcqcn_ops;
 	case SIM_CC_DCTCP:
 		return &sroce_cc_dctcp_ops;
+	case SIM_CC_HPCC:
+		return &sroce_cc_hpcc_ops;
 	default:
 		return &sroce_cc_none_ops;
 	}
@@ -33,7 +41,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
  * [cc] keys that override one reaction point parameter, in the knob units
  * of dcqcn.md (Mb/s, us, counts; dce_tcp_g and initial_alpha in 1/1024).
  * Applied after the flavour's defaults, as writing the sysfs knobs after
- * `flavour` does.
+ * `flavour` does.  HPCC's (no sysfs knobs yet): hpcc_eta (%),
+ * hpcc_max_stage, hpcc_ai_rate (Mb/s: W_AI / T), hpcc_base_rtt (us: T).
  */
 int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		     const char *val)
@@ -48,7 +57,8 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 	    (!strcmp(key, "rpg_min_dec_fac") && v > 100) ||
 	    ((!strcmp(key, "dce_tcp_g") ||
 	      !strcmp(key, "initial_alpha_value")) &&
-	     v > SROCE_CC_G_ONE))
+	     v > SROCE_CC_G_ONE) ||
+	    (!strcmp(key, "hpcc_eta") && (v < 1 || v > 100)))
 		return -1;
 	if (!strcmp(key, "rpg_max_rate")) {
 		/* as kernel/cc.c: 0 = the device speed, else the lower */
@@ -86,6 +96,14 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		p->clamp_tgt_rate = !!v;
 	else if (!strcmp(key, "clamp_tgt_rate_after_time_inc"))
 		p->clamp_tgt_rate_after_time_inc = !!v;
+	else if (!strcmp(key, "hpcc_eta"))
+		p->hpcc_eta = (u32)v;
+	else if (!strcmp(key, "hpcc_max_stage"))
+		p->hpcc_max_stage = (u32)v;
+	else if (!strcmp(key, "hpcc_ai_rate"))
+		p->hpcc_ai_rate = v * SROCE_CC_KBPS_PER_MBPS;
+	else if (!strcmp(key, "hpcc_base_rtt"))
+		p->hpcc_base_rtt_us = (u32)v;
 	else
 		return -1;
 	return 0;
@@ -320,4 +338,65 @@ void sim_flow_pause(struct sim *s, u32 i, bool on)
 		}
 		sim_flow_kick(s, i);
 	}
+}
+
+/* Queue @pkt's stamp for the ACK that carries it back to flow @i. */
+int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt)
+{
+	struct sim_echoq *q = &s->flows[i].echoes;
+
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+		struct sim_echo *r = realloc(q->ring, cap * sizeof(*r));
+
+		if (!r)
+			return -1;
+		/* the part that wrapped to the front now follows the rest */
+		memcpy(r + q->cap, r, q->head * sizeof(*r));
+		q->ring = r;
+		q->cap = cap;
+	}
+	q->ring[(q->head + q->n) % q->cap] = (struct sim_echo){
+		.ts = pkt->int_ts,
+		.tx = pkt->int_tx,
+		.qlen = pkt->int_qlen,
+		.bytes = pkt->bytes,
+	};
+	q->n++;
+	return 0;
+}
+
+/* The ACK with the oldest echo of flow @i arrived: on_int. */
+void sim_flow_int(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+	struct sim_echoq *q = &f->echoes;
+	struct sroce_cc_int t = { .nhops = 1 };
+	struct sim_echo e;
+
+	if (!q->n)
+		return;
+	e = q->ring[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	f->int_acks++;
+	t.hop[0] = (struct sroce_cc_int_hop){
+		.ts_ns = e.ts,
+		.tx_bytes = e.tx,
+		.rate = s->cfg.port_rate,
+		.qlen = e.qlen,
+	};
+	sroce_cc_telemetry(s->ops, &f->cc, &f->params, &f->edt,
+			   s->now / SIM_PS_PER_NS, e.bytes, &t);
+	sim_flow_kick(s, i);
+}
+
+void sim_flows_free(struct sim *s)
+{
+	int i;
+
+	for (i = 0; i < s->nflows; i++)
+		free(s->flows[i].echoes.ring);
+	free(s->flows);
+	s->flows = NULL;
 }

@@ -58,6 +58,9 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 	case SIM_EV_RTO:
 		sim_rc_timeout(s, ev->flow);
 		break;
+	case SIM_EV_INT:
+		sim_flow_int(s, ev->flow);
+		break;
 	case SIM_EV_SAMPLE:
 		sim_out_sample(s);
 		sim_evq_push(&s->q, s->now + s->cfg.sample, SIM_EV_SAMPLE, 0,
@@ -164,6 +167,6 @@ int main(int argc, char **argv)
 	sim_out_close(&s);
 	sim_evq_free(&s.q);
 	sim_port_free(&s);
-	free(s.flows);
+	sim_flows_free(&s);
 	return rc;
 }

@@ -10,7 +10,9 @@
  * the kernel's throttle).  CNPs travel back uncongested (high priority in
  * real fabrics): rx_delay + the sender's link delay.  With [sim]
  * transport = gbn, rc.c decides first whether the packet is new data and
- * answers it with an ACK or a NAK.
+ * answers it with an ACK or a NAK.  For an algorithm with on_int every
+ * packet is also answered by an ACK that echoes its INT stamp and
+ * acknowledges its bytes (HPCC's per-packet ACK), on the same way back.
  */
 #include "sim.h"
 
@@ -30,6 +32,9 @@ void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t)
 		f->done = true;
 		f->done_at = at_rx;
 	}
+	if (s->ops->on_int && !sim_flow_echo_push(s, flow, pkt))
+		sim_evq_push(&s->q, at_rx + s->cfg.rx_delay + f->cfg.delay,
+			     SIM_EV_INT, flow, 0);
 	/* the NP looks at every packet's CE, in order or not */
 	if (!pkt->ce)
 		return;

@@ -14,7 +14,9 @@
  * reach xoff the switch sends it an XOFF (it arrives one link delay later),
  * and an XON when they fall to xon.  A pause is one XOFF.  Packets are
  * store-and-forward: the port serialises the head packet, then hands it
- * to the receiver rx_delay later.  Every XOFF and XON goes to pfc.csv
+ * to the receiver rx_delay later.  As it leaves, the packet gets the
+ * port's INT stamp (for HPCC): the time, the bytes sent so far and the
+ * bytes still queued.  Every XOFF and XON goes to pfc.csv
  * with the time the switch sent it.
  */
 #include <stdlib.h>
@@ -164,6 +166,10 @@ void sim_port_depart(struct sim *s)
 	p->bytes -= pkt.bytes;
 	p->departed += pkt.bytes;
 	p->busy = false;
+	/* INT, as an HPCC switch stamps it at egress */
+	pkt.int_ts = s->now / SIM_PS_PER_NS;
+	pkt.int_tx = p->departed;
+	pkt.int_qlen = (u32)(p->bytes < U32_MAX ? p->bytes : U32_MAX);
 	f->ingress -= pkt.bytes;
 	if (f->xoff && f->ingress <= s->cfg.xon) {
 		f->xoff = false;

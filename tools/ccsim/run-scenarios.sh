@@ -3,10 +3,11 @@
 #
 # run-scenarios.sh CCSIM OUTDIR - `make sim`: run the standard scenarios
 # (two flows, incast N = 2..64, joining/leaving flows, PFC only; DCQCN
-# paper and NVIDIA flavours, DCTCP, none; the guest testbed of
-# bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs time with
-# gnuplot (if installed).  OUTDIR/table.txt collects the headline figures
-# of every run, and of the episodes that flows joining open.
+# paper and NVIDIA flavours, DCTCP, HPCC (incast), none; the guest
+# testbed of bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs
+# time with gnuplot (if installed).  OUTDIR/table.txt collects the
+# headline figures of every run, and of the episodes that flows joining
+# open.
 set -euo pipefail
 sim=$1
 out=$2
@@ -77,6 +78,7 @@ done
 for n in 2 16 64; do
 	run "incast-$n-mlx" incast.ini -D "flow.count=$n" "${mlx[@]}"
 	run "incast-$n-dctcp" incast.ini -D "flow.count=$n" -D cc.algo=dctcp
+	run "incast-$n-hpcc" hpcc.ini -D "flow.count=$n"
 done
 run join-leave-paper join-leave.ini
 run join-leave-mlx join-leave.ini "${mlx[@]}"

@@ -12,7 +12,7 @@
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
  *             pfc_xon_kb
- *   [cc]      algo (none/dcqcn/dctcp), flavour (paper/mlx),
+ *   [cc]      algo (none/dcqcn/dctcp/hpcc), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
@@ -180,6 +180,8 @@ static int sim_set_cc(struct sim_config *c, const char *key, const char *val)
 			c->algo = SIM_CC_DCQCN;
 		else if (!strcmp(val, "dctcp"))
 			c->algo = SIM_CC_DCTCP;
+		else if (!strcmp(val, "hpcc"))
+			c->algo = SIM_CC_HPCC;
 		else
 			return -1;
 		return 0;

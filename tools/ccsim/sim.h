@@ -2,7 +2,8 @@
 /*
  * sim.h - ccsim, a packet-level discrete-event simulator of the congestion
  * control core (kernel/proto/cc*.c): N senders -> one switch egress port
- * (rate, buffer, RED/ECN, PFC) -> one receiver with a notification point.
+ * (rate, buffer, RED/ECN, PFC, INT stamps) -> one receiver with a
+ * notification point.
  *
  * Time is in picoseconds (u64) inside the simulator so that serialisation
  * at 40 Gb/s does not drift by rounding; the cc core gets nanoseconds, as
@@ -12,7 +13,8 @@
  *   evq.c       event queue (binary heap, ties broken by insertion order)
  *   port.c      switch egress port: FIFO, RED/ECN marking, PFC per ingress
  *   flow.c      senders: start/stop/size, pacing, the cc core glue
- *   np.c        receiver and notification point (CNP throttle)
+ *   np.c        receiver and notification point (CNP throttle), and
+ *               the INT echo an ACK carries back to an HPCC sender
  *   rc.c        reliable transport (optional): PSNs, window, ACK/NAK,
  *               go-back-N and the retransmit timeout
  *   scenario.c  the scenario file parser (INI-like) and -D overrides
@@ -46,6 +48,7 @@ enum sim_ev_kind {
 	SIM_EV_ACK, /* an ACK reaches a sender (data: next expected PSN) */
 	SIM_EV_NAK, /* a sequence NAK reaches a sender (data: expected PSN) */
 	SIM_EV_RTO, /* a sender's retransmit timer may have expired */
+	SIM_EV_INT, /* an ACK with telemetry reaches a sender (on_int) */
 };
 
 struct sim_event {
@@ -69,7 +72,7 @@ bool sim_evq_pop(struct sim_evq *q, struct sim_event *ev);
 
 /* ---- scenario.c ---- */
 
-enum sim_algo { SIM_CC_NONE, SIM_CC_DCQCN, SIM_CC_DCTCP };
+enum sim_algo { SIM_CC_NONE, SIM_CC_DCQCN, SIM_CC_DCTCP, SIM_CC_HPCC };
 
 struct sim_flow_cfg {
 	u64 start; /* ps */
@@ -139,6 +142,26 @@ struct sim_pkt {
 	u32 bytes;
 	u32 psn; /* packet sequence number (packet index in the flow) */
 	u8 ce; /* ECN congestion experienced */
+	/* INT the port stamped as the packet left (struct sroce_cc_int_hop) */
+	u64 int_ts; /* ns */
+	u64 int_tx; /* bytes the port had sent, this packet included */
+	u32 int_qlen; /* bytes left queued behind it */
+};
+
+/*
+ * One packet's telemetry on its way back to the sender in an ACK.  The
+ * way back takes the same time for every packet of a flow, so a flow's
+ * echoes arrive in the order they left: a FIFO per flow.
+ */
+struct sim_echo {
+	u64 ts, tx; /* the port's stamp (struct sim_pkt) */
+	u32 qlen;
+	u32 bytes; /* what the ACK acknowledges: the packet's payload */
+};
+
+struct sim_echoq {
+	struct sim_echo *ring;
+	size_t head, n, cap;
 };
 
 struct sim_port {
@@ -199,6 +222,9 @@ struct sim_flow {
 	u32 rcv_nxt; /* next PSN expected */
 	bool nak_sent; /* a NAK for rcv_nxt is out: drop silently until it */
 	u64 ooo, dups; /* packets discarded: beyond rcv_nxt, below it */
+	/* INT (algorithms with on_int): echoes on their way back */
+	struct sim_echoq echoes;
+	u64 int_acks; /* echoes that reached the sender */
 };
 
 struct sim_series {
@@ -256,6 +282,9 @@ void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
+int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt);
+void sim_flow_int(struct sim *s, u32 i);
+void sim_flows_free(struct sim *s);
 void sim_flow_xon_close(struct sim *s, struct sim_flow *f);
 bool sim_flow_on(const struct sim_flow *f);
 u64 sim_flow_rate(struct sim *s, u32 i, u32 *alpha);

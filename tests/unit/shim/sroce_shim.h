@@ -40,7 +40,9 @@ typedef __s64 s64;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define BIT(n) (1UL << (n))
+#define BIT_ULL(n) (1ULL << (n))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define U8_MAX ((u8)~0U)
 #define U32_MAX ((u32)~0U)
 #define U64_MAX ((u64)~0ULL)
 
