@@ -163,6 +163,18 @@ wait_until() {
 	done
 }
 
+# rounds N DEBUG_N: how many rounds a loop runs, N, or DEBUG_N on the debug
+# kernel of scripts/check-debug.sh (SROCE_DEBUG_KERNEL), where starting a
+# program takes about a second and an `rdma link add` or delete 7-10 s:
+# there the detectors need the paths, not the repetitions.
+rounds() {
+	if [ -n "${SROCE_DEBUG_KERNEL:-}" ]; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
+}
+
 # ip_to_gid ADDR: the RoCE v2 GID of an IPv4 or IPv6 address, spelled the
 # way sysfs prints it (8 groups of 4 hex digits).  IPv4 is IPv4-mapped.
 ip_to_gid() {

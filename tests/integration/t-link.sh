@@ -5,6 +5,7 @@
 # bad arguments, delete, 100 add/delete cycles without leaks, add/delete
 # while the link flaps and its MTU changes, add racing the removal of the
 # netdev, rmmod with devices present (also while the link flaps), reload.
+# The debug kernel runs fewer rounds of each loop (rounds in lib.sh).
 #
 # Topology: make_two_ns --no-rdma (see lib.sh); devices are added by hand.
 
@@ -91,7 +92,7 @@ fi
 ktap_check "rdma link delete sroce1" del_link sroce1
 ktap_result "sroce1 is gone after delete" "$(dev_gone sroce1; echo $?)"
 
-# --- 100 add/delete cycles -------------------------------------------------------
+# --- 100 add/delete cycles (10) ---------------------------------------------------
 
 slab_kb() {
 	sed -n 's/^SUnreclaim: *\([0-9]*\) kB/\1/p' /proc/meminfo
@@ -110,22 +111,23 @@ cycle() {
 		done' cycle "$1"
 }
 
-cycle 5 >/dev/null 2>&1	# warm caches up before measuring
+ncyc=$(rounds 100 10)
+cycle "$(rounds 5 2)" >/dev/null 2>&1	# warm caches up before measuring
 devs0=$(rdma_dev_count)
 ref0=$(cat /sys/module/sroce/refcnt)
 slab0=$(slab_kb)
 t0=$SECONDS
-out=$(cycle 100 2>&1)
+out=$(cycle "$ncyc" 2>&1)
 st=$?
 sync
 sleep 1
 devs1=$(rdma_dev_count)
 ref1=$(cat /sys/module/sroce/refcnt)
 slab1=$(slab_kb)
-diag "100 cycles in $((SECONDS - t0)) s: devices $devs0 -> $devs1, module refcnt $ref0 -> $ref1, SUnreclaim $slab0 -> $slab1 kB"
-ktap_result "100 x add/delete succeed" $st "$out"
-# 100 leaked ib_devices with their sysfs trees would be several MB.
-ktap_result "100 x add/delete leak no device, reference or slab" \
+diag "$ncyc cycles in $((SECONDS - t0)) s: devices $devs0 -> $devs1, module refcnt $ref0 -> $ref1, SUnreclaim $slab0 -> $slab1 kB"
+ktap_result "$ncyc x add/delete succeed" $st "$out"
+# 10 leaked ib_devices with their sysfs trees would be several MB.
+ktap_result "$ncyc x add/delete leak no device, reference or slab" \
 	"$([ "$devs0" = "$devs1" ] && [ "$ref0" = "$ref1" ] &&
 		[ $((slab1 - slab0)) -lt 2048 ]; echo $?)"
 
@@ -166,12 +168,13 @@ flap_stop() {
 
 # Each delete's dealloc_driver frees the PFC state while the notifier may
 # be updating the port for an event: it must not find the device then.
+nflap=$(rounds 60 8)
 flap_start
-out=$(cycle 60 2>&1)
+out=$(cycle "$nflap" 2>&1)
 st=$?
 flap_stop
-diag "$(cat /tmp/flap-count) link events during 60 add/delete cycles"
-ktap_result "60 x add/delete while v1's carrier flaps and its MTU changes" \
+diag "$(cat /tmp/flap-count) link events during $nflap add/delete cycles"
+ktap_result "$nflap x add/delete while v1's carrier flaps and its MTU changes" \
 	$st "$out"
 ktap_result "no device left after the flapping cycles" \
 	"$(dev_gone sroce1; echo $?)" "devices: $(ls /sys/class/infiniband)"
@@ -184,7 +187,7 @@ ktap_result "no device left after the flapping cycles" \
 # makes a fresh veth, starts the add and deletes the veth after a delay
 # that sweeps the registration; the add may fail or succeed, but the
 # device must go and nothing may stay behind.
-race_rounds=40
+race_rounds=$(rounds 40 10)
 ref0=$(cat /sys/module/sroce/refcnt)
 ip netns exec ns1 bash -c '
 	for ((i = 0; i < $1; i++)); do
