@@ -92,7 +92,7 @@ fi
 ktap_check "rdma link delete sroce1" del_link sroce1
 ktap_result "sroce1 is gone after delete" "$(dev_gone sroce1; echo $?)"
 
-# --- 100 add/delete cycles (10) ---------------------------------------------------
+# --- add/delete cycles ----------------------------------------------------------
 
 slab_kb() {
 	sed -n 's/^SUnreclaim: *\([0-9]*\) kB/\1/p' /proc/meminfo
@@ -126,7 +126,7 @@ ref1=$(cat /sys/module/sroce/refcnt)
 slab1=$(slab_kb)
 diag "$ncyc cycles in $((SECONDS - t0)) s: devices $devs0 -> $devs1, module refcnt $ref0 -> $ref1, SUnreclaim $slab0 -> $slab1 kB"
 ktap_result "$ncyc x add/delete succeed" $st "$out"
-# 10 leaked ib_devices with their sysfs trees would be several MB.
+# Ten leaked ib_devices with their sysfs trees would be several MB.
 ktap_result "$ncyc x add/delete leak no device, reference or slab" \
 	"$([ "$devs0" = "$devs1" ] && [ "$ref0" = "$ref1" ] &&
 		[ $((slab1 - slab0)) -lt 2048 ]; echo $?)"
