@@ -44,27 +44,27 @@ static const char *const op_names[NR_OPS] = {
 };
 
 struct opts {
-	unsigned int ops;	/* bit mask of enum op */
-	size_t min_size;	/* bytes, at least one element */
+	unsigned int ops; /* bit mask of enum op */
+	size_t min_size; /* bytes, at least one element */
 	size_t max_size;
-	unsigned int factor;	/* 2 or 4 */
-	long iters;		/* upper bound per row; scaled down by size */
+	unsigned int factor; /* 2 or 4 */
+	long iters; /* upper bound per row; scaled down by size */
 	long warmup;
-	double budget;		/* seconds per row, 0 for none */
+	double budget; /* seconds per row, 0 for none */
 	const char *csv;
-	int use_float;		/* MPI_FLOAT instead of MPI_INT32_T */
-	int corrupt;		/* -X: self-test of the checks */
+	int use_float; /* MPI_FLOAT instead of MPI_INT32_T */
+	int corrupt; /* -X: self-test of the checks */
 };
 
 /* One (op, size) row: the buffers and what the iterations found. */
 struct row {
 	enum op op;
-	size_t size;		/* the requested size */
-	size_t count;		/* elements per rank buffer actually used */
-	size_t block;		/* alltoall: elements per peer */
+	size_t size; /* the requested size */
+	size_t count; /* elements per rank buffer actually used */
+	size_t block; /* alltoall: elements per peer */
 	void *sbuf;
 	void *rbuf;
-	long errors;		/* on this rank */
+	long errors; /* on this rank */
 	int rank;
 	int nranks;
 };
@@ -130,15 +130,14 @@ static void poison(void *buf, size_t count)
 		p[i] = POISON;
 }
 
-static void report(struct row *row, long it, size_t i, int64_t want,
-		   double got)
+static void report(struct row *row, long it, size_t i, int64_t want, double got)
 {
 	if (++row->errors > MAX_REPORT)
 		return;
 	fprintf(stderr,
-		"coll: FAIL op=%s bytes=%zu rank=%d iter=%ld index=%zu expected=%" PRId64 " got=%.9g\n",
-		op_names[row->op], row->count * 4, row->rank, it, i, want,
-		got);
+		"coll: FAIL op=%s bytes=%zu rank=%d iter=%ld index=%zu expected=%" PRId64
+		" got=%.9g\n",
+		op_names[row->op], row->count * 4, row->rank, it, i, want, got);
 }
 
 static void check(struct row *row, long it, size_t i, int64_t want)
@@ -259,8 +258,8 @@ static int sync_stop(double start, long done)
  * (budgeted: the timed ones); *@done says how many ran.  Returns their
  * summed time in seconds.
  */
-static double run_iters(struct row *row, long first, long count,
-			int budgeted, long *done)
+static double run_iters(struct row *row, long first, long count, int budgeted,
+			long *done)
 {
 	double t = 0, t0, start = MPI_Wtime();
 	long it;
@@ -317,8 +316,8 @@ static double busbw_factor(enum op op, int n)
 static void print_header(FILE *csv, int n)
 {
 	printf("# coll: %d ranks, %s, %zu..%zu bytes (x%u), %ld iterations at most, %ld warm-up, %.2f s per row\n",
-	       n, opt.use_float ? "float" : "int32", opt.min_size,
-	       opt.max_size, opt.factor, opt.iters, opt.warmup, opt.budget);
+	       n, opt.use_float ? "float" : "int32", opt.min_size, opt.max_size,
+	       opt.factor, opt.iters, opt.warmup, opt.budget);
 	printf("# %-9s %10s %10s %7s %12s %12s %12s %7s\n", "op", "size",
 	       "bytes", "iters", "avg_us", "algbw_GB/s", "busbw_GB/s",
 	       "errors");
@@ -339,8 +338,8 @@ static void print_row(FILE *csv, struct row *row, long iters, double avg,
 	       busbw, errors);
 	if (csv)
 		fprintf(csv, "%s,%zu,%zu,%d,%ld,%.9g,%.9g,%.9g,%ld\n",
-			op_names[row->op], row->size, bytes, row->nranks,
-			iters, avg * 1e6, algbw, busbw, errors);
+			op_names[row->op], row->size, bytes, row->nranks, iters,
+			avg * 1e6, algbw, busbw, errors);
 	fflush(stdout);
 }
 
@@ -355,8 +354,8 @@ static long run_row(FILE *csv, struct row *row)
 	n = row_iters(row->count * 4);
 	run_iters(row, 0, opt.warmup < n ? opt.warmup : n, 0, &warm);
 	t = run_iters(row, warm, n, 1, &iters) / iters;
-	MPI_Reduce(row->rank ? &t : MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX,
-		   0, MPI_COMM_WORLD);
+	MPI_Reduce(row->rank ? &t : MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, 0,
+		   MPI_COMM_WORLD);
 	errors = row->errors;
 	MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_LONG, MPI_SUM,
 		      MPI_COMM_WORLD);
@@ -491,7 +490,7 @@ static int parse_args(int argc, char **argv)
 		case 'c':
 			opt.csv = optarg;
 			break;
-		case 'X':	/* undocumented: for selftest.sh */
+		case 'X': /* undocumented: for selftest.sh */
 			opt.corrupt = 1;
 			break;
 		case 'h':
