@@ -14,10 +14,10 @@
  * counters start (8); and an ACK event reads its telemetry next: a hop
  * count (1; 0 and 6 are invalid ones) and per hop the step of its clock
  * (2, backwards if the top bit is set), of its tx_bytes (3, likewise),
- * its queue (3) and a byte of scales and speed (0, 1 kbit/s ... U64_MAX).  Calls go through the same entry points as
- * kernel/cc.c (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet,
- * on_timer), time never goes back, the parameters stay fixed (hpcc's
- * knobs among them).
+ * its queue (3) and a byte of scales and speed (0, 1 kbit/s ... U64_MAX).
+ * Calls go through the same entry points as kernel/cc.c
+ * (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet, on_timer), time
+ * never goes back, the parameters stay fixed (hpcc's knobs among them).
  *
  * Invariants after every event:
  *  - the rate lies in [min(rpg_min_rate, line rate), line rate];
@@ -96,14 +96,18 @@ static void read_params(struct fuzz_in *in, struct sroce_cc_params *p, u64 port)
 static void read_int_start(struct fuzz_in *in, struct run *r)
 {
 	struct sroce_cc_params *p = &r->p;
-	u64 base;
+	u64 base, ai;
 	unsigned int j;
+	u8 shift;
 
 	if (fuzz_u8(in) & 1) {
 		p->hpcc_base_rtt_us = fuzz_u32(in);
 		p->hpcc_eta = fuzz_u8(in);
 		p->hpcc_max_stage = fuzz_u8(in);
-		p->hpcc_ai_rate = fuzz_u64(in) >> (fuzz_u8(in) & 63);
+		/* in input order: the operands' order of evaluation is not */
+		ai = fuzz_u64(in);
+		shift = fuzz_u8(in) & 63;
+		p->hpcc_ai_rate = ai >> shift;
 	}
 	base = fuzz_u64(in);
 	for (j = 0; j < SROCE_CC_INT_MAX_HOPS; j++) {
