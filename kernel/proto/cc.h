@@ -136,13 +136,6 @@ struct sroce_cc_ops {
 	void (*on_ack)(struct sroce_cc_state *s,
 		       const struct sroce_cc_params *p, u64 now, u64 rtt,
 		       u32 bytes);
-	/*
-	 * An ACK that newly acknowledges @bytes (0 = none) arrived with the
-	 * telemetry @t of the packet it answers (t->nhops may be 0).
-	 */
-	void (*on_int)(struct sroce_cc_state *s,
-		       const struct sroce_cc_params *p, u64 now, u32 bytes,
-		       const struct sroce_cc_int *t);
 	/* @bytes of payload-carrying packet were sent. */
 	void (*on_sent)(struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 now, u32 bytes);
@@ -160,6 +153,17 @@ struct sroce_cc_ops {
 	 */
 	u64 (*next_event)(const struct sroce_cc_state *s,
 			  const struct sroce_cc_params *p);
+	/*
+	 * Hooks added later go last, so that an algorithm built out of
+	 * tree (kernel/cc_example/) against an older cc.h keeps the
+	 * members it knows at their offsets.
+	 *
+	 * An ACK that newly acknowledges @bytes (0 = none) arrived with the
+	 * telemetry @t of the packet it answers (t->nhops may be 0).
+	 */
+	void (*on_int)(struct sroce_cc_state *s,
+		       const struct sroce_cc_params *p, u64 now, u32 bytes,
+		       const struct sroce_cc_int *t);
 };
 
 /*

@@ -121,6 +121,10 @@ static void hpcc_start(struct ktest *t)
 	sroce_cc_hpcc_ops.on_int(&s, &p, now, 1000, NULL);
 	KTEST_EXPECT_EQ(t, s.rate, rate);
 
+	/* on_int came last: the members before it keep their offsets */
+	KTEST_EXPECT_EQ(t, offsetof(struct sroce_cc_ops, on_int),
+			sizeof(struct sroce_cc_ops) - sizeof(o->on_int));
+
 	/* No other algorithm has on_int: sroce_cc_telemetry() does nothing */
 	KTEST_EXPECT(t, !sroce_cc_none_ops.on_int);
 	KTEST_EXPECT(t, !sroce_cc_dcqcn_ops.on_int);
