@@ -199,14 +199,14 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 *edt, u64 now,
-			u32 bytes, const struct sroce_cc_int *t)
+			u64 ack_seq, u64 snd_nxt, const struct sroce_cc_int *t)
 {
 	bool was_active;
 
 	if (!ops->on_int)
 		return;
 	was_active = sroce_cc_sync(ops, s, p, now);
-	ops->on_int(s, p, now, bytes, t);
+	ops->on_int(s, p, now, ack_seq, snd_nxt, t);
 	sroce_cc_pace_begin(was_active, s, edt, now);
 }
 

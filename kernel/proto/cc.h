@@ -158,12 +158,16 @@ struct sroce_cc_ops {
 	 * tree (kernel/cc_example/) against an older cc.h keeps the
 	 * members it knows at their offsets.
 	 *
-	 * An ACK that newly acknowledges @bytes (0 = none) arrived with the
-	 * telemetry @t of the packet it answers (t->nhops may be 0).
+	 * An ACK arrived with the telemetry @t of the packet it answers
+	 * (t->nhops may be 0).  @ack_seq is the ACK's cumulative sequence
+	 * (every byte below it acknowledged) and @snd_nxt the sender's
+	 * next byte to send now, after any go-back-N rewind: byte offsets
+	 * in the QP's stream, widened by the glue to 64 bits (they may
+	 * start anywhere; compared modulo 2^64).
 	 */
 	void (*on_int)(struct sroce_cc_state *s,
-		       const struct sroce_cc_params *p, u64 now, u32 bytes,
-		       const struct sroce_cc_int *t);
+		       const struct sroce_cc_params *p, u64 now, u64 ack_seq,
+		       u64 snd_nxt, const struct sroce_cc_int *t);
 };
 
 /*
@@ -298,7 +302,7 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 *edt, u64 now,
-			u32 bytes, const struct sroce_cc_int *t);
+			u64 ack_seq, u64 snd_nxt, const struct sroce_cc_int *t);
 
 /*
  * A data packet of @bytes left at @now, as the glue records it while the

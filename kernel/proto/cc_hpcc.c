@@ -27,12 +27,14 @@
  * is Q20 (SROCE_CC_ONE = 1.0).  W itself (rate x T) as a bound on the
  * bytes in flight is the caller's: the ops have no such output.
  *
- * snd_nxt and ack.seq are counted in bytes: on_sent adds to the bytes in
- * flight and on_int takes off what its ACK acknowledges; lastUpdateSeq is
- * kept as the bytes still to be acknowledged before W_c may move.  The
- * state is active from init on, so every data packet is paced and seen
- * by on_sent.  There is no timer: only ACKs change the rate.  HPCC reads
- * no ECN: CNPs are ignored.
+ * ack.seq and snd_nxt come from the glue with each ACK (on_int), byte
+ * offsets in the QP's stream: lastUpdateSeq is the snd_nxt of the ACK
+ * that last moved W_c.  A go-back-N rewind lowers snd_nxt, so bytes lost
+ * and sent again hold W_c back only until the resent bytes are
+ * acknowledged, as in the paper (counting bytes sent and acknowledged
+ * instead would never take lost ones off).  The state is active from
+ * init on, so every data packet is paced.  There is no timer: only ACKs
+ * change the rate.  HPCC reads no ECN: CNPs are ignored.
  *
  * The first ACK, and the first after a path change (another hop count),
  * only records the telemetry (and starts the RTT of W_c).  A port gives no
@@ -64,9 +66,8 @@
 struct sroce_hpcc {
 	u64 rc; /* R_c = W_c / T, kbit/s */
 	u64 last; /* ns: when the records below arrived */
+	u64 seq; /* lastUpdateSeq: W_c moves on an ACK beyond it */
 	u32 u; /* U, Q20 */
-	u32 inflight; /* bytes sent (on_sent), not yet acknowledged */
-	u32 wait; /* bytes to acknowledge before W_c may move */
 	u32 ts[SROCE_CC_INT_MAX_HOPS]; /* ts_ns of each hop, low 32 bits */
 	u32 tx[SROCE_CC_INT_MAX_HOPS]; /* tx_bytes, low 32 bits */
 	u16 q[SROCE_CC_INT_MAX_HOPS]; /* qlen, SROCE_HPCC_Q_SHIFT units */
@@ -259,49 +260,35 @@ static void sroce_hpcc_init(struct sroce_cc_state *s,
 	s->active = 1; /* a window: every packet is paced and counted */
 }
 
-static void sroce_hpcc_sent(struct sroce_cc_state *s,
-			    const struct sroce_cc_params *p, u64 now, u32 bytes)
-{
-	struct sroce_hpcc *h = sroce_hpcc(s);
-
-	h->inflight = bytes > U32_MAX - h->inflight ? U32_MAX :
-						      h->inflight + bytes;
-}
-
-/* NewAck (lines 21-28) for an ACK of @bytes with telemetry @t. */
+/* NewAck (lines 21-28) for an ACK up to @ack_seq with telemetry @t. */
 static void sroce_hpcc_on_int(struct sroce_cc_state *s,
 			      const struct sroce_cc_params *p, u64 now,
-			      u32 bytes, const struct sroce_cc_int *t)
+			      u64 ack_seq, u64 snd_nxt,
+			      const struct sroce_cc_int *t)
 {
 	struct sroce_hpcc *h = sroce_hpcc(s);
-	bool update;
+	/* ack.seq > lastUpdateSeq, modulo 2^64 */
+	bool update = (s64)(ack_seq - h->seq) > 0;
 
-	h->inflight -= bytes < h->inflight ? bytes : h->inflight;
-	if (unlikely(!t || !t->nhops || t->nhops > SROCE_CC_INT_MAX_HOPS)) {
-		/* nothing to measure: only the sequence moves */
-		h->wait -= bytes < h->wait ? bytes : h->wait;
-		return;
-	}
-	/* ack.seq > lastUpdateSeq */
-	update = bytes > h->wait;
+	if (unlikely(!t || !t->nhops || t->nhops > SROCE_CC_INT_MAX_HOPS))
+		return; /* nothing to measure */
 	if (t->nhops != h->nhops) {
 		/* first ACK or a new path: a reference, and a new RTT */
 		sroce_hpcc_keep(h, t, now);
-		h->wait = h->inflight;
+		h->seq = snd_nxt;
 		return;
 	}
 	sroce_hpcc_measure(h, p, now, t);
 	sroce_hpcc_keep(h, t, now);
 	sroce_hpcc_window(s, p, update);
-	/* lastUpdateSeq = snd_nxt: W_c waits for all now in flight */
-	h->wait = update ? h->inflight : h->wait - bytes;
+	if (update)
+		h->seq = snd_nxt; /* W_c waits for all sent so far */
 }
 
 const struct sroce_cc_ops sroce_cc_hpcc_ops = {
 	.name = "hpcc",
 	.init = sroce_hpcc_init,
 	/* no on_cnp: INT, not ECN, is its signal (rp_cnp_ignored) */
-	.on_sent = sroce_hpcc_sent,
 	.on_int = sroce_hpcc_on_int,
 	/* no on_timer, no next_event: only ACKs change the rate */
 };

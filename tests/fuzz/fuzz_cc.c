@@ -11,10 +11,12 @@
  * step (1), argument (3).  For an algorithm with on_int (hpcc) the clock
  * is followed by a flag (1) and, if its bit 0 is set, the hpcc knobs (T
  * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1), then where the ports'
- * counters start (8); and an ACK event reads its telemetry next: a hop
- * count (1; 0 and 6 are invalid ones) and per hop the step of its clock
- * (2, backwards if the top bit is set), of its tx_bytes (3, likewise),
- * its queue (3) and a byte of scales and speed (0, 1 kbit/s ... U64_MAX).
+ * counters and the byte stream start (8); an ACK event (its argument:
+ * bytes acknowledged, at most what is in flight, and a go-back-N rewind
+ * flag) reads its telemetry next: a hop count (1; 0 and 6 are invalid
+ * ones) and per hop the step of its clock (2, backwards if the top bit
+ * is set), of its tx_bytes (3, likewise), its queue (3) and a byte of
+ * scales and speed (0, 1 kbit/s ... U64_MAX).
  * Calls go through the same entry points as kernel/cc.c
  * (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet, on_timer), time
  * never goes back, the parameters stay fixed (hpcc's knobs among them).
@@ -53,6 +55,7 @@ struct run {
 	struct sroce_cc_state s;
 	u64 edt, now, lo;
 	struct sroce_cc_int path; /* hpcc: the ports' counters so far */
+	u64 snd_nxt, ack_seq; /* hpcc: the QP's byte stream */
 };
 
 /* The knobs in kernel/cc_sysfs.c order, each overridden if its bit is set. */
@@ -110,6 +113,8 @@ static void read_int_start(struct fuzz_in *in, struct run *r)
 		p->hpcc_ai_rate = ai >> shift;
 	}
 	base = fuzz_u64(in);
+	r->snd_nxt = base * 0x2545f4914f6cdd1dULL; /* anywhere, may wrap */
+	r->ack_seq = r->snd_nxt;
 	for (j = 0; j < SROCE_CC_INT_MAX_HOPS; j++) {
 		r->path.hop[j].ts_ns = base + j * 0x9e3779b97f4a7c15ULL;
 		r->path.hop[j].tx_bytes = ~base - j * 0x51afd7ed558ccd1dULL;
@@ -175,8 +180,12 @@ static void ev_ack(struct run *r, u64 rtt)
 		FUZZ_ASSERT(r->edt == r->now);
 }
 
-/* An ACK of @bytes with the telemetry the input describes next. */
-static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
+/*
+ * An ACK of up to @bytes more (never beyond snd_nxt) with the telemetry
+ * the input describes next; with @rewind the sender then goes back to
+ * the ACK's sequence (go-back-N).
+ */
+static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes, bool rewind)
 {
 	static const u64 speeds[8] = { 0,
 				       1,
@@ -214,7 +223,12 @@ static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
 		h->qlen = q << (sel & 1 ? 8 : 0);
 		h->rate = speeds[sel >> 1 & 7];
 	}
-	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, bytes, t);
+	r->ack_seq += bytes < r->snd_nxt - r->ack_seq ? bytes :
+							r->snd_nxt - r->ack_seq;
+	if (rewind)
+		r->snd_nxt = r->ack_seq;
+	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, r->ack_seq,
+			   r->snd_nxt, t);
 	/* an episode starts now, no credit; within one, edt stays */
 	if (!before.active && r->s.active)
 		FUZZ_ASSERT(r->edt == r->now);
@@ -235,6 +249,7 @@ static void ev_send(struct run *r, u32 bytes)
 	FUZZ_ASSERT(!r->s.active || r->edt <= r->now);
 	sroce_cc_pace_packet(r->ops, &r->s, &r->p, &r->edt, r->now, bytes,
 			     SROCE_CC_BURST_NS);
+	r->snd_nxt += bytes;
 	if (!r->s.active)
 		return;
 	burst = sroce_cc_pace_burst(r->s.rate, SROCE_CC_BURST_NS);
@@ -325,7 +340,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case 1: /* RTT up to 2^31 ns, or telemetry */
 			if (r.ops->on_int)
-				ev_int(&r, &in, arg >> 8);
+				ev_int(&r, &in, arg >> 8, arg & 1);
 			else
 				ev_ack(&r, (u64)(arg >> 8) << (op >> 4));
 			break;

@@ -57,12 +57,28 @@ static void hop_step(struct sroce_cc_int *t, unsigned int j, u64 dts, u64 dtx,
 	t->hop[j].qlen = q;
 }
 
-/* An ACK of @bytes with telemetry @t, 1 us after the last one. */
+/*
+ * The QP's byte stream, shared by the cases: it starts just below 2^64,
+ * so that the sequences wrap too.  ack() acknowledges what was sent up to
+ * then (nothing else is in flight) unless a case sets the sequences.
+ */
+static u64 stream = U64_MAX - 20000;
+
+/* An ACK up to @ack_seq, @snd_nxt sent, telemetry @t, 1 us after the last. */
+static void ack_at(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		   u64 *now, u64 ack_seq, u64 snd_nxt,
+		   const struct sroce_cc_int *t)
+{
+	*now += US;
+	sroce_cc_hpcc_ops.on_int(s, p, *now, ack_seq, snd_nxt, t);
+}
+
+/* An ACK of @bytes more of the stream, all that was sent. */
 static void ack(struct sroce_cc_state *s, const struct sroce_cc_params *p,
 		u64 *now, u32 bytes, const struct sroce_cc_int *t)
 {
-	*now += US;
-	sroce_cc_hpcc_ops.on_int(s, p, *now, bytes, t);
+	stream += bytes;
+	ack_at(s, p, now, stream, stream, t);
 }
 
 /* Port 0 at line rate with no queue over T (u = 1.0), then an ACK. */
@@ -118,7 +134,7 @@ static void hpcc_start(struct ktest *t)
 	ack(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	rate = s.rate;
-	sroce_cc_hpcc_ops.on_int(&s, &p, now, 1000, NULL);
+	sroce_cc_hpcc_ops.on_int(&s, &p, now, stream, stream, NULL);
 	KTEST_EXPECT_EQ(t, s.rate, rate);
 
 	/* on_int came last: the members before it keep their offsets */
@@ -134,7 +150,7 @@ static void hpcc_start(struct ktest *t)
 	sroce_cc_timely_ops.init(&s, &p, 0);
 	in.nhops = 1;
 	sroce_cc_telemetry(&sroce_cc_timely_ops, &s, &p, &edt, 5 * US, 1000,
-			   &in);
+			   1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	KTEST_EXPECT(t, !s.active);
 	KTEST_EXPECT_EQ(t, edt, 0);
@@ -165,29 +181,30 @@ static void hpcc_full_link(struct ktest *t)
 }
 
 /*
- * W_c moves once per RTT.  5000 bytes sent; the first ACK (of 1000)
- * leaves 4000 in flight, so lastUpdateSeq is 4000 bytes ahead: the next
- * four ACKs of 1000 bring ack.seq up to it (not beyond), the fifth passes
- * it.  Until then every ACK computes W from the same W_c = line rate:
- * 95050000 each time, not 95050000 * 0.95 ... (no compounding).
+ * W_c moves once per RTT.  5000 bytes sent; the first ACK (of 1000) sets
+ * lastUpdateSeq = snd_nxt, 4000 bytes ahead: the next four ACKs of 1000
+ * bring ack.seq up to it (not beyond), the fifth passes it.  Until then
+ * every ACK computes W from the same W_c = line rate: 95050000 each
+ * time, not 95050000 * 0.95 ... (no compounding).
  */
 static void hpcc_once_per_rtt(struct ktest *t)
 {
 	struct sroce_cc_params p = hpcc_params();
 	struct sroce_cc_state s;
 	struct sroce_cc_int in;
-	u64 now = 0;
+	u64 now = 0, base = stream;
 	int i;
 
 	sroce_cc_hpcc_ops.init(&s, &p, 0);
-	sroce_cc_hpcc_ops.on_sent(&s, &p, 0, 5000);
 	path_init(&in, 1, LINE);
-	ack(&s, &p, &now, 1000, &in); /* lastUpdateSeq: 4000 ahead */
-	for (i = 0; i < 5; i++) {
+	ack_at(&s, &p, &now, base + 1000, base + 5000, &in);
+	for (i = 2; i <= 6; i++) {
 		/* 3000, 2000, 1000, 0 left; the fifth sets W_c = W */
-		ack_full(&s, &p, &now, 1000, &in);
+		hop_step(&in, 0, 10 * US, 10 * PER_US, 0);
+		ack_at(&s, &p, &now, base + i * 1000, base + 6000, &in);
 		KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	}
+	stream = base + 6000;
 	/* W_c = 95050000, nothing in flight: 95050000 * 0.95 + 50000 */
 	ack_full(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, 90347500);
@@ -199,6 +216,59 @@ static void hpcc_once_per_rtt(struct ktest *t)
 		ack_full(&s, &p, &now, 0, &in);
 		KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	}
+}
+
+/* Port 0 at line rate (u = 1.0), an ACK up to @ack_seq, @snd_nxt sent. */
+static void full_at(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		    u64 *now, u64 ack_seq, u64 snd_nxt, struct sroce_cc_int *t)
+{
+	hop_step(t, 0, 10 * US, 10 * PER_US, 0);
+	ack_at(s, p, now, ack_seq, snd_nxt, t);
+}
+
+/*
+ * Loss and go-back-N: lastUpdateSeq is a sequence (snd_nxt when W_c
+ * last moved), so bytes that are lost, or sent again after a rewind,
+ * hold W_c back only until the ACKs pass it; counting bytes sent and
+ * acknowledged never takes a lost one off, and counts a resent one
+ * twice.  U = 1.0 throughout: each W is R_c * 0.95 + 50000.
+ */
+static void hpcc_lost_bytes(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0, b = stream;
+	int i;
+
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 1, LINE);
+	/* a reference: lastUpdateSeq = b+4000 */
+	ack_at(&s, &p, &now, b + 1000, b + 4000, &in);
+	full_at(&s, &p, &now, b + 2000, b + 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* b+2000..b+3000 lost, never resent: the next ACK skips it */
+	full_at(&s, &p, &now, b + 4000, b + 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* beyond b+4000: W_c = 95050000, lastUpdateSeq = b+8000 */
+	full_at(&s, &p, &now, b + 5000, b + 8000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* b+5000.. lost: NAKs, the sender goes back to b+5000 */
+	for (i = 0; i < 2; i++) {
+		full_at(&s, &p, &now, b + 5000, b + 5000, &in);
+		KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	}
+	/* b+5000..b+8000 again, b+8000..b+9000 new: up to b+8000, no move */
+	for (i = 6; i <= 8; i++) {
+		full_at(&s, &p, &now, b + i * 1000, b + 9000, &in);
+		KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	}
+	/* the first ACK beyond b+8000 moves W_c, and so does the next */
+	full_at(&s, &p, &now, b + 9000, b + 9000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	full_at(&s, &p, &now, b + 10000, b + 10000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
+	stream = b + 10000;
 }
 
 /*
@@ -502,11 +572,11 @@ static void hpcc_pace(struct ktest *t)
 
 	o->init(&s, &p, 0);
 	path_init(&in, 1, LINE);
-	sroce_cc_telemetry(o, &s, &p, &edt, 10 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 10 * US, 1000, 1000, &in);
 	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
-	sroce_cc_telemetry(o, &s, &p, &edt, 20 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 20 * US, 2000, 2000, &in);
 	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
-	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US, 3000, 3000, &in);
 	/* U = 8 + 1: 95050000 * 0.95 / 9 + 50000 = 10033055 + 50000 */
 	KTEST_EXPECT_EQ(t, s.rate, 10083055);
 	KTEST_EXPECT_EQ(t, edt, 7 * US);
@@ -538,7 +608,8 @@ static void probe_timer(struct sroce_cc_state *s,
 }
 
 static void probe_int(struct sroce_cc_state *s, const struct sroce_cc_params *p,
-		      u64 now, u32 bytes, const struct sroce_cc_int *t)
+		      u64 now, u64 ack_seq, u64 snd_nxt,
+		      const struct sroce_cc_int *t)
 {
 	KTEST_EXPECT_EQ(probe_test, probe_timers, 1);
 	s->active = 1;
@@ -562,12 +633,12 @@ static void hpcc_telemetry_episode(struct ktest *t)
 	probe.init(&s, &p, 0);
 	path_init(&in, 1, LINE);
 	probe_timers = 0;
-	sroce_cc_telemetry(&probe, &s, &p, &edt, 100 * US, 1000, &in);
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 100 * US, 1000, 1000, &in);
 	KTEST_EXPECT(t, s.active);
 	KTEST_EXPECT_EQ(t, edt, 100 * US);
 	edt = 150 * US;
 	probe_timers = 0;
-	sroce_cc_telemetry(&probe, &s, &p, &edt, 120 * US, 1000, &in);
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 120 * US, 2000, 2000, &in);
 	KTEST_EXPECT_EQ(t, edt, 150 * US);
 }
 
@@ -575,6 +646,7 @@ static const struct ktest_case hpcc_cases[] = {
 	KTEST_CASE(hpcc_start),
 	KTEST_CASE(hpcc_full_link),
 	KTEST_CASE(hpcc_once_per_rtt),
+	KTEST_CASE(hpcc_lost_bytes),
 	KTEST_CASE(hpcc_queue_then_idle),
 	KTEST_CASE(hpcc_max_hop),
 	KTEST_CASE(hpcc_five_hops),
