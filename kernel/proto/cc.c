@@ -201,6 +201,7 @@ void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			const struct sroce_cc_params *p, u64 *edt, u64 now,
 			u64 ack_seq, u64 snd_nxt, const struct sroce_cc_int *t)
 {
+	u64 old = s->rate;
 	bool was_active;
 
 	if (!ops->on_int)
@@ -208,6 +209,9 @@ void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 	was_active = sroce_cc_sync(ops, s, p, now);
 	ops->on_int(s, p, now, ack_seq, snd_nxt, t);
 	sroce_cc_pace_begin(was_active, s, edt, now);
+	/* a rise shortens the wait left in the episode, as in pace_check */
+	if (was_active && s->active)
+		*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
 }
 
 void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,

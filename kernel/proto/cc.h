@@ -296,8 +296,10 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 
 /*
  * An ACK with telemetry, run as sroce_cc_ack() runs on_ack: on_timer,
- * on_int, then a state that became active is paced from @now.  Nothing
- * runs without on_int.
+ * on_int, then a state that became active is paced from @now.  Within an
+ * episode, a rate that rose (on_timer or on_int) shortens the wait left
+ * in *@edt as sroce_cc_pace_check() does (sroce_cc_pace_rerate()): HPCC
+ * raises its rate on ACKs, not timers.  Nothing runs without on_int.
  */
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			struct sroce_cc_state *s,

@@ -41,8 +41,11 @@
  * sample when its speed is 0, when its record is not newer than the kept
  * one (the same tick of its clock, ACKs reordered), when its tx_bytes went
  * back (the port restarted) or when the kept record is too old for the
- * compact copies below to tell the deltas; an ACK with no sample leaves U
- * as it was.
+ * compact copies below to tell the deltas.  An ACK on which any port
+ * gives no sample is no sample: it only records the telemetry, and U, the
+ * rate, W_c and lastUpdateSeq stay (the next ACK with a sample computes
+ * W; ns-3 moves lastUpdateSeq on such an ACK, which would skip an RTT's
+ * W_c update).  U starts at 1.0, as in ns-3.
  */
 #include "cc.h"
 
@@ -140,9 +143,11 @@ static u64 sroce_hpcc_util(u64 q, u64 dtx, u64 dts, u64 rate, u64 t_ns)
 
 /*
  * MeasureInflight (lines 1-10) over the hops of @t, whose count matches
- * the kept records: U moves towards the most loaded port's u_j.
+ * the kept records: U moves towards the most loaded port's u_j.  false:
+ * a port could not be measured, so the ACK is no sample (the maximum of
+ * the others could miss the bottleneck) and U stays.
  */
-static void sroce_hpcc_measure(struct sroce_hpcc *h,
+static bool sroce_hpcc_measure(struct sroce_hpcc *h,
 			       const struct sroce_cc_params *p, u64 now,
 			       const struct sroce_cc_int *t)
 {
@@ -157,7 +162,7 @@ static void sroce_hpcc_measure(struct sroce_hpcc *h,
 		u64 rate = hop->rate, q = hop->qlen, kept, u;
 
 		if (unlikely(!rate || dts <= 0 || dtx < 0))
-			continue;
+			return false;
 		if (rate > SROCE_HPCC_MAX_RATE)
 			rate = SROCE_HPCC_MAX_RATE;
 		/*
@@ -168,22 +173,26 @@ static void sroce_hpcc_measure(struct sroce_hpcc *h,
 		if (unlikely(age >= SROCE_HPCC_DELTA_MAX ||
 			     age >= SROCE_HPCC_DELTA_MAX * 8 *
 					     SROCE_HPCC_MBIT_NS / rate))
-			continue;
+			return false;
 		/* min(q, q'): a queue seen by one ACK only is noise */
 		kept = (u64)h->q[j] << SROCE_HPCC_Q_SHIFT;
 		if (q > kept)
 			q = kept;
 		u = sroce_hpcc_util(q, (u64)dtx, (u64)dts, rate, t_ns);
-		if (!tau || u > umax) {
+		/*
+		 * The first of the most loaded ports gives tau, also when
+		 * every u_j is 0: then U decays towards the idle path (ns-3
+		 * keeps tau 0 there, its maximum starting at 0, and U stays).
+		 */
+		if (!j || u > umax) {
 			umax = u;
 			tau = (u64)dts;
 		}
 	}
-	if (!tau)
-		return; /* no sample: U stays */
 	if (tau > t_ns)
 		tau = t_ns;
-	h->u = (u32)((h->u * (t_ns - tau) + umax * tau) / t_ns);
+	h->u = (u32)(((u64)h->u * (t_ns - tau) + umax * tau) / t_ns);
+	return true;
 }
 
 /*
@@ -257,6 +266,8 @@ static void sroce_hpcc_init(struct sroce_cc_state *s,
 	sroce_cc_init_line_rate(s, p, now);
 	/* W_init = B T: the first RTT goes at line rate */
 	sroce_hpcc(s)->rc = p->line_rate;
+	/* as ns-3: the first sample moves U from a full link, tau / T */
+	sroce_hpcc(s)->u = SROCE_CC_ONE;
 	s->active = 1; /* a window: every packet is paced and counted */
 }
 
@@ -278,7 +289,11 @@ static void sroce_hpcc_on_int(struct sroce_cc_state *s,
 		h->seq = snd_nxt;
 		return;
 	}
-	sroce_hpcc_measure(h, p, now, t);
+	if (!sroce_hpcc_measure(h, p, now, t)) {
+		/* no sample: no W; W_c and lastUpdateSeq stay */
+		sroce_hpcc_keep(h, t, now);
+		return;
+	}
 	sroce_hpcc_keep(h, t, now);
 	sroce_hpcc_window(s, p, update);
 	if (update)

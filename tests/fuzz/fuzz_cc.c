@@ -29,7 +29,8 @@
  *  - a CNP never raises the rate, and dcqcn/dctcp are active after one;
  *    timely never cuts on an RTT below T_low nor raises above T_high;
  *  - a state that a CNP or an RTT sample makes active starts pacing now,
- *    without credit (edt = now);
+ *    without credit (edt = now); an ACK with telemetry that raises the
+ *    rate shortens a wait still ahead, to no earlier than now;
  *  - sroce_cc_pace_check() returns 0 (send now) or a time after now, never
  *    later than the departure time; after a packet the departure time is
  *    within [now - credit + tx, now + tx] of the packet's transmit time;
@@ -197,7 +198,7 @@ static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes, bool rewind)
 				       U64_MAX };
 	struct sroce_cc_int *t = &r->path;
 	struct sroce_cc_state before = synced(r);
-	u64 edt = r->edt;
+	u64 edt = r->edt, rate = r->s.rate;
 	unsigned int j;
 
 	t->nhops = fuzz_u8(in) % (SROCE_CC_INT_MAX_HOPS + 2);
@@ -229,9 +230,14 @@ static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes, bool rewind)
 		r->snd_nxt = r->ack_seq;
 	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, r->ack_seq,
 			   r->snd_nxt, t);
-	/* an episode starts now, no credit; within one, edt stays */
+	/*
+	 * An episode starts now, no credit; within one, edt stays, but for
+	 * a wait still ahead that a rise shortens (never to before now).
+	 */
 	if (!before.active && r->s.active)
 		FUZZ_ASSERT(r->edt == r->now);
+	else if (r->s.active && r->s.rate > rate && edt > r->now)
+		FUZZ_ASSERT(r->edt <= edt && r->edt >= r->now);
 	else
 		FUZZ_ASSERT(r->edt == edt);
 }

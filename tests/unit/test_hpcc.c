@@ -335,9 +335,10 @@ static void hpcc_queue_then_idle(struct ktest *t)
 }
 
 /*
- * Two ports: hop 0 at 100 Gb/s half loaded over 10 us (u = 0.5), hop 1 at
- * 40 Gb/s fully loaded over 5 us (25000 bytes: u = 1.0).  U follows the
- * maximum, hop 1, with its tau = 5 us, a weight of 1/2:
+ * Two ports, idle over 10 us first: U = 0 (from 1.0, with tau = T), an
+ * additive step.  Then hop 0 at 100 Gb/s half loaded over 10 us (u =
+ * 0.5), hop 1 at 40 Gb/s fully loaded over 5 us (25000 bytes: u = 1.0).
+ * U follows the maximum, hop 1, with its tau = 5 us, a weight of 1/2:
  *   U = 0.5, 0.75, 0.875, 0.9375 (< eta: additive, clamped at the line
  *   rate), then 0.96875 >= eta: R = 10^8 * 0.95 / 0.96875 + 50000 =
  *   98064516 + 50000.
@@ -355,6 +356,10 @@ static void hpcc_max_hop(struct ktest *t)
 	path_init(&in, 2, LINE);
 	in.hop[1].rate = 40000000;
 	ack(&s, &p, &now, 1000, &in);
+	hop_step(&in, 0, 10 * US, 0, 0);
+	hop_step(&in, 1, 10 * US, 0, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_ADDITIVE);
 	for (i = 0; i < 4; i++) {
 		hop_step(&in, 0, 10 * US, 5 * PER_US, 0);
 		hop_step(&in, 1, 5 * US, 25000, 0);
@@ -439,10 +444,9 @@ static void hpcc_path_change(struct ktest *t)
 }
 
 /*
- * Samples that cannot be measured leave U as it was (1.0 here, after a
- * port at line rate), while W is still computed from it: with W_c
- * following every ACK, each such ACK multiplies the rate by 0.95 and adds
- * 50000 as a U of 1.0 does.
+ * An ACK on which a port cannot be measured is no sample: U, the rate
+ * and W_c stay as they were (R_c = 95050000 after a port at line rate,
+ * U = 1.0), and the next ACK with a sample computes W from them.
  */
 static void hpcc_no_sample(struct ktest *t)
 {
@@ -463,45 +467,90 @@ static void hpcc_no_sample(struct ktest *t)
 	 */
 	hop_step(&in, 0, 0, 1000, 0);
 	ack(&s, &p, &now, 1000, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	hop_step(&in, 0, 10 * US, 10 * PER_US - 1000, 0);
 	ack(&s, &p, &now, 1000, &in);
-	/* 90347500 * 0.95 + 50000 */
-	KTEST_EXPECT_EQ(t, s.rate, 85880125);
+	/* 95050000 * 0.95 + 50000 */
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 
 	/* A port of speed 0: no sample (and no division by it). */
 	in.hop[0].rate = 0;
 	ack_full(&s, &p, &now, 1000, &in);
-	/* 85880125 * 95 / 100 = 81586118 (rounded down) + 50000 */
-	KTEST_EXPECT_EQ(t, s.rate, 81636118);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 	in.hop[0].rate = LINE;
+	/* measured against that ACK's record: 90347500 * 0.95 + 50000 */
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 
-	/*
-	 * ACKs reordered: a record older than the kept one, no sample; the
-	 * ACK acknowledges nothing, so R_c stays 81636118 and each such ACK
-	 * gives 81636118 * 95 / 100 = 77554312 (rounded down) + 50000.
-	 */
+	/* ACKs reordered: a record older than the kept one, no sample */
 	hop_step(&in, 0, -5 * US, -5 * (s64)PER_US, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	/* the port restarted: tx_bytes went back, no sample */
 	hop_step(&in, 0, 20 * US, -1000000, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 
 	/*
-	 * 3 s without ACKs: the low 32 bits kept of ts and tx_bytes cannot
-	 * tell the deltas any more (2^31 ns, 2^31 bytes at B): no sample,
-	 * even though this one would say the port is idle (U = 0).
+	 * 2^32 ns + 10 us without ACKs: the low 32 bits kept of ts say 10
+	 * us, and of tx_bytes 0, an idle port (U = 0, R = R_c + R_AI) if
+	 * believed; the sender's clock tells that the kept record is too
+	 * old (2^31 ns, 2^31 bytes at B): no sample.
 	 */
-	now += 3000000000ULL;
-	hop_step(&in, 0, 3000000000ULL, 0, 0);
+	now += BIT_ULL(32) + 10 * US;
+	hop_step(&in, 0, BIT_ULL(32) + 10 * US, 0, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	/* the next ACK, 1 us later, measures again: idle, U = 0 */
 	hop_step(&in, 0, 10 * US, 0, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 81636118 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125 + AI);
+}
+
+/*
+ * Two ports, one of which cannot be measured (speed 0): the other's
+ * queue of a BDP (u = 2.0) must not count alone, the ACK is no sample.
+ */
+static void hpcc_partial_sample(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 2, LINE);
+	hop_step(&in, 0, 0, 0, BDP);
+	ack(&s, &p, &now, 1000, &in);
+	in.hop[1].rate = 0;
+	hop_step(&in, 0, 10 * US, 10 * PER_US, BDP);
+	hop_step(&in, 1, 10 * US, 10 * PER_US, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	/* both measured: U = 2.0, 10^8 * 0.95 / 2 + 50000 */
+	in.hop[1].rate = LINE;
+	hop_step(&in, 0, 10 * US, 10 * PER_US, BDP);
+	hop_step(&in, 1, 10 * US, 0, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 47550000);
+}
+
+/*
+ * U starts at 1.0 (ns-3): a first sample over T / 2 of a port at line
+ * rate leaves it there, a multiplicative step to 10^8 * 0.95 + 50000
+ * (from 0 it would be 0.5, an additive step at the line rate).
+ */
+static void hpcc_u_start(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	begin(&s, &p, &now, &in);
+	hop_step(&in, 0, 5 * US, 5 * PER_US, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 }
 
 /*
@@ -559,8 +608,9 @@ static void hpcc_bounds(struct ktest *t)
 
 /*
  * As kernel/cc.c would run it: sroce_cc_telemetry() on a state active
- * from init leaves the departure time alone (no new pacing episode), and
- * the departure after a packet follows the rate after the ACKs.
+ * from init starts no new pacing episode (a departure time in the past
+ * stays), the departure after a packet follows the rate after the ACKs,
+ * and an ACK that raises the rate shortens the wait left.
  */
 static void hpcc_pace(struct ktest *t)
 {
@@ -590,6 +640,19 @@ static void hpcc_pace(struct ktest *t)
 	KTEST_EXPECT_EQ(t, edt, 30 * US + 793);
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 30 * US),
 			30 * US + 793);
+	/*
+	 * 100 ns later an ACK from an idle port (U = 0) raises the rate by
+	 * R_AI to 10133055: the 693 ns left shrink to 693 * 10083055 /
+	 * 10133055 = 689 (rounded down).  A cut leaves the departure time.
+	 */
+	hop_step(&in, 0, 10 * US, 0, 0);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US + 100, 4000, 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 10133055);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 100 + 689);
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US + 200, 5000, 5000, &in);
+	KTEST_EXPECT(t, s.rate < 10133055);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 100 + 689);
 }
 
 /*
@@ -652,6 +715,8 @@ static const struct ktest_case hpcc_cases[] = {
 	KTEST_CASE(hpcc_five_hops),
 	KTEST_CASE(hpcc_path_change),
 	KTEST_CASE(hpcc_no_sample),
+	KTEST_CASE(hpcc_partial_sample),
+	KTEST_CASE(hpcc_u_start),
 	KTEST_CASE(hpcc_bounds),
 	KTEST_CASE(hpcc_pace),
 	KTEST_CASE(hpcc_telemetry_episode),
