@@ -32,6 +32,7 @@ void sroce_cc_params_default(struct sroce_cc_params *p,
 	p->hpcc_base_rtt_us = 10;
 	p->hpcc_eta = 95;
 	p->hpcc_max_stage = 5;
+	p->hpcc_mtu = 1024; /* RoCE's MTU on a 1500-byte Ethernet */
 	if (flavour == SROCE_CC_PAPER) {
 		/* SIGCOMM 2015, 40 Gb/s: T 55 us, B 10 MB, F 5, g 1/256. */
 		p->ai_rate = 40 * SROCE_CC_KBPS_PER_MBPS;

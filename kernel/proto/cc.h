@@ -64,6 +64,12 @@ struct sroce_cc_params {
 	u32 hpcc_base_rtt_us; /* T: the base RTT of the path, us */
 	u32 hpcc_eta; /* eta: target utilisation, % of each link */
 	u32 hpcc_max_stage; /* maxStage: additive steps per multiplicative */
+	/*
+	 * Bytes of one packet: the queue term counts min(q, q') less this
+	 * much, the packet of another flow that the sampled one left behind
+	 * (cc_hpcc.c); 0 counts the whole queue, as the paper.
+	 */
+	u32 hpcc_mtu;
 };
 
 /* Per-QP state: the current rate plus the algorithm's private words. */

@@ -10,7 +10,7 @@
  * override (2) and their values, then events of 4 bytes: kind and time
  * step (1), argument (3).  For an algorithm with on_int (hpcc) the clock
  * is followed by a flag (1) and, if its bit 0 is set, the hpcc knobs (T
- * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1), then where the ports'
+ * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1, mtu 4), then where the ports'
  * counters and the byte stream start (8); an ACK event (its argument:
  * bytes acknowledged, at most what is in flight, and a go-back-N rewind
  * flag) reads its telemetry next: a hop count (1; 0 and 6 are invalid
@@ -112,6 +112,7 @@ static void read_int_start(struct fuzz_in *in, struct run *r)
 		ai = fuzz_u64(in);
 		shift = fuzz_u8(in) & 63;
 		p->hpcc_ai_rate = ai >> shift;
+		p->hpcc_mtu = fuzz_u32(in);
 	}
 	base = fuzz_u64(in);
 	r->snd_nxt = base * 0x2545f4914f6cdd1dULL; /* anywhere, may wrap */

@@ -31,6 +31,7 @@ static struct sroce_cc_params hpcc_params(void)
 	p.hpcc_ai_rate = AI;
 	p.hpcc_eta = 95;
 	p.hpcc_max_stage = 5;
+	p.hpcc_mtu = 0; /* the whole queue counts, but in hpcc_queue_mtu */
 	return p;
 }
 
@@ -332,6 +333,40 @@ static void hpcc_queue_then_idle(struct ktest *t)
 	hop_step(&in, 0, 10 * US, 0, 0);
 	ack(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
+}
+
+/*
+ * The queue term less one packet (hpcc_mtu = 1024): a port at line rate
+ * that leaves one packet queued behind each of ours reads u = 1.0, not
+ * 1.008; a queue of 1024 + 12500 bytes (kept as 13568, 64-byte units
+ * rounded up) counts 12500: u = 0.1 + 1.0, Q20 104857 + 2^20 = 1153433.
+ */
+static void hpcc_queue_mtu(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	p.hpcc_mtu = 1024;
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 1, LINE);
+	hop_step(&in, 0, 0, 0, 1024);
+	ack(&s, &p, &now, 1000, &in);
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* min(q, q') = 1024: nothing, 95050000 * 0.95 + 50000 */
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024 + 12500);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	/* 90347500 * 95 / 100 = 85830125; * 2^20 / 1153433 + 50000 */
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024 + 12500);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 78077426);
+	/* the defaults count one packet of RoCE's usual MTU less */
+	sroce_cc_params_default(&p, SROCE_CC_PAPER, LINE);
+	KTEST_EXPECT_EQ(t, p.hpcc_mtu, 1024);
 }
 
 /*
@@ -711,6 +746,7 @@ static const struct ktest_case hpcc_cases[] = {
 	KTEST_CASE(hpcc_once_per_rtt),
 	KTEST_CASE(hpcc_lost_bytes),
 	KTEST_CASE(hpcc_queue_then_idle),
+	KTEST_CASE(hpcc_queue_mtu),
 	KTEST_CASE(hpcc_max_hop),
 	KTEST_CASE(hpcc_five_hops),
 	KTEST_CASE(hpcc_path_change),

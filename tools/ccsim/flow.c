@@ -43,7 +43,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
  * of dcqcn.md (Mb/s, us, counts; dce_tcp_g and initial_alpha in 1/1024).
  * Applied after the flavour's defaults, as writing the sysfs knobs after
  * `flavour` does.  HPCC's (no sysfs knobs yet): hpcc_eta (%),
- * hpcc_max_stage, hpcc_ai_rate (Mb/s: W_AI / T), hpcc_base_rtt (us: T).
+ * hpcc_max_stage, hpcc_ai_rate (Mb/s: W_AI / T), hpcc_base_rtt (us: T),
+ * hpcc_mtu (bytes; [sim] mtu unless set).
  */
 int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		     const char *val)
@@ -105,6 +106,8 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		p->hpcc_ai_rate = v * SROCE_CC_KBPS_PER_MBPS;
 	else if (!strcmp(key, "hpcc_base_rtt"))
 		p->hpcc_base_rtt_us = (u32)v;
+	else if (!strcmp(key, "hpcc_mtu"))
+		p->hpcc_mtu = (u32)v;
 	else
 		return -1;
 	return 0;
@@ -124,6 +127,8 @@ int sim_flows_init(struct sim *s)
 		f->cfg = s->cfg.flows[i];
 		sroce_cc_params_default(&f->params, s->cfg.flavour,
 					f->cfg.speed);
+		/* a packet, as the glue would set it from the path MTU */
+		f->params.hpcc_mtu = s->cfg.mtu;
 		for (j = 0; j < s->cfg.ncc_ov; j++)
 			if (sim_cc_param_set(&f->params, s->cfg.cc_ov[j].key,
 					     s->cfg.cc_ov[j].val))
