@@ -126,14 +126,23 @@ static void hpcc_start(struct ktest *t)
 
 	/*
 	 * An ACK without telemetry measures nothing either, nor one that
-	 * claims more hops than a record holds.
+	 * claims more hops than a record holds, and neither replaces the
+	 * reference: the next one-hop ACK measures against it (no queue
+	 * now, min(q, q') = 0, a port at line rate: u = 1.0), where a
+	 * reference of another hop count would make it a reference again.
 	 */
 	in.nhops = 0;
 	ack(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	in.nhops = 1;
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	in.nhops = SROCE_CC_INT_MAX_HOPS + 1;
 	ack(&s, &p, &now, 1000, &in);
-	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	in.nhops = 1;
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 	rate = s.rate;
 	sroce_cc_hpcc_ops.on_int(&s, &p, now, stream, stream, NULL);
 	KTEST_EXPECT_EQ(t, s.rate, rate);
@@ -322,8 +331,9 @@ static void hpcc_queue_then_idle(struct ktest *t)
 	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_ADDITIVE);
 
 	/*
-	 * An idle port (u = U = 0): additive steps for incStage 1-4, then at
-	 * maxStage W_c / (0 / eta), the line rate.
+	 * An idle port (u = U = 0): four additive steps (incStage 2, 3, 4
+	 * and 5 after them), then at maxStage W_c / (0 / eta), the line
+	 * rate.
 	 */
 	for (i = 0; i < 4; i++) {
 		hop_step(&in, 0, 10 * US, 0, 0);
@@ -467,7 +477,10 @@ static void hpcc_path_change(struct ktest *t)
 	hop_step(&two, 1, 5, 7, 50 * BDP);
 	ack(&s, &p, &now, 1000, &two);
 	KTEST_EXPECT_EQ(t, s.rate, 95050000);
-	/* U is still 1.0: 95050000 * 0.95 + 50000, as on the old path */
+	/*
+	 * Measured against the new reference: hop 0 at line rate (u = 1.0),
+	 * hop 1 idle, both over T: U = 1.0, 95050000 * 0.95 + 50000.
+	 */
 	hop_step(&two, 0, 10 * US, 10 * PER_US, 0);
 	hop_step(&two, 1, 10 * US, 0, 0);
 	ack(&s, &p, &now, 1000, &two);
