@@ -32,6 +32,7 @@ void sroce_cc_params_default(struct sroce_cc_params *p,
 	p->hpcc_base_rtt_us = 10;
 	p->hpcc_eta = 95;
 	p->hpcc_max_stage = 5;
+	p->hpcc_mtu = 1024; /* RoCE's MTU on a 1500-byte Ethernet */
 	if (flavour == SROCE_CC_PAPER) {
 		/* SIGCOMM 2015, 40 Gb/s: T 55 us, B 10 MB, F 5, g 1/256. */
 		p->ai_rate = 40 * SROCE_CC_KBPS_PER_MBPS;
@@ -199,15 +200,19 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 *edt, u64 now,
-			u32 bytes, const struct sroce_cc_int *t)
+			u64 ack_seq, u64 snd_nxt, const struct sroce_cc_int *t)
 {
+	u64 old = s->rate;
 	bool was_active;
 
 	if (!ops->on_int)
 		return;
 	was_active = sroce_cc_sync(ops, s, p, now);
-	ops->on_int(s, p, now, bytes, t);
+	ops->on_int(s, p, now, ack_seq, snd_nxt, t);
 	sroce_cc_pace_begin(was_active, s, edt, now);
+	/* a rise shortens the wait left in the episode, as in pace_check */
+	if (was_active && s->active)
+		*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
 }
 
 void sroce_cc_pace_packet(const struct sroce_cc_ops *ops,

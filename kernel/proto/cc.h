@@ -64,6 +64,12 @@ struct sroce_cc_params {
 	u32 hpcc_base_rtt_us; /* T: the base RTT of the path, us */
 	u32 hpcc_eta; /* eta: target utilisation, % of each link */
 	u32 hpcc_max_stage; /* maxStage: additive steps per multiplicative */
+	/*
+	 * Bytes of one packet: the queue term counts min(q, q') less this
+	 * much, the packet of another flow that the sampled one left behind
+	 * (cc_hpcc.c); 0 counts the whole queue, as the paper.
+	 */
+	u32 hpcc_mtu;
 };
 
 /* Per-QP state: the current rate plus the algorithm's private words. */
@@ -136,13 +142,6 @@ struct sroce_cc_ops {
 	void (*on_ack)(struct sroce_cc_state *s,
 		       const struct sroce_cc_params *p, u64 now, u64 rtt,
 		       u32 bytes);
-	/*
-	 * An ACK that newly acknowledges @bytes (0 = none) arrived with the
-	 * telemetry @t of the packet it answers (t->nhops may be 0).
-	 */
-	void (*on_int)(struct sroce_cc_state *s,
-		       const struct sroce_cc_params *p, u64 now, u32 bytes,
-		       const struct sroce_cc_int *t);
 	/* @bytes of payload-carrying packet were sent. */
 	void (*on_sent)(struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 now, u32 bytes);
@@ -160,6 +159,21 @@ struct sroce_cc_ops {
 	 */
 	u64 (*next_event)(const struct sroce_cc_state *s,
 			  const struct sroce_cc_params *p);
+	/*
+	 * Hooks added later go last, so that an algorithm built out of
+	 * tree (kernel/cc_example/) against an older cc.h keeps the
+	 * members it knows at their offsets.
+	 *
+	 * An ACK arrived with the telemetry @t of the packet it answers
+	 * (t->nhops may be 0).  @ack_seq is the ACK's cumulative sequence
+	 * (every byte below it acknowledged) and @snd_nxt the sender's
+	 * next byte to send now, after any go-back-N rewind: byte offsets
+	 * in the QP's stream, widened by the glue to 64 bits (they may
+	 * start anywhere; compared modulo 2^64).
+	 */
+	void (*on_int)(struct sroce_cc_state *s,
+		       const struct sroce_cc_params *p, u64 now, u64 ack_seq,
+		       u64 snd_nxt, const struct sroce_cc_int *t);
 };
 
 /*
@@ -288,13 +302,15 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 
 /*
  * An ACK with telemetry, run as sroce_cc_ack() runs on_ack: on_timer,
- * on_int, then a state that became active is paced from @now.  Nothing
- * runs without on_int.
+ * on_int, then a state that became active is paced from @now.  Within an
+ * episode, a rate that rose (on_timer or on_int) shortens the wait left
+ * in *@edt as sroce_cc_pace_check() does (sroce_cc_pace_rerate()): HPCC
+ * raises its rate on ACKs, not timers.  Nothing runs without on_int.
  */
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,
 			struct sroce_cc_state *s,
 			const struct sroce_cc_params *p, u64 *edt, u64 now,
-			u32 bytes, const struct sroce_cc_int *t);
+			u64 ack_seq, u64 snd_nxt, const struct sroce_cc_int *t);
 
 /*
  * A data packet of @bytes left at @now, as the glue records it while the

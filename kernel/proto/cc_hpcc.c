@@ -10,6 +10,7 @@
  * tx', ts'):
  *   txRate_j = (tx_j - tx_j') / (ts_j - ts_j')
  *   u_j = min(q_j, q_j') / (B_j T) + txRate_j / B_j       (lines 4-5)
+ * (with min(q_j, q_j') less one packet, hpcc_mtu: see below)
  *   u = max_j u_j, tau = ts_j - ts_j' of that port, at most T (6-8)
  *   U <- (1 - tau / T) U + tau / T u                        (line 9)
  * and the window, from the reference window W_c (lines 11-20):
@@ -27,20 +28,39 @@
  * is Q20 (SROCE_CC_ONE = 1.0).  W itself (rate x T) as a bound on the
  * bytes in flight is the caller's: the ops have no such output.
  *
- * snd_nxt and ack.seq are counted in bytes: on_sent adds to the bytes in
- * flight and on_int takes off what its ACK acknowledges; lastUpdateSeq is
- * kept as the bytes still to be acknowledged before W_c may move.  The
- * state is active from init on, so every data packet is paced and seen
- * by on_sent.  There is no timer: only ACKs change the rate.  HPCC reads
- * no ECN: CNPs are ignored.
+ * ack.seq and snd_nxt come from the glue with each ACK (on_int), byte
+ * offsets in the QP's stream: lastUpdateSeq is the snd_nxt of the ACK
+ * that last moved W_c.  A go-back-N rewind lowers snd_nxt, so bytes lost
+ * and sent again hold W_c back only until the resent bytes are
+ * acknowledged, as in the paper (counting bytes sent and acknowledged
+ * instead would never take lost ones off).  The state is active from
+ * init on, so every data packet is paced.  There is no timer: only ACKs
+ * change the rate.  HPCC reads no ECN: CNPs are ignored.
+ *
+ * The queue term less one packet: a port stamps the queue its packet
+ * leaves behind, and a flow that sends slower than another finds, as a
+ * rule, the other's packet queued behind each of its own (the other's
+ * came while its own waited or was sent), while the faster flow rarely
+ * finds the slower one's.  So the slower flow reads a queue of about a
+ * packet that the faster one does not, 1 KB / (B T) = 4 % of U at 40
+ * Gb/s and T = 5 us; near eta the flows' windows settle at about W_AI /
+ * (1 - eta / U), and that much more U is several times less window: two
+ * flows that start 5 ms apart stayed at 5.2 and 32.1 Gb/s (ccsim), where
+ * they are fair if they start together.  The paper and ns-3 count the
+ * whole queue (ns-3 in units of 80 bytes); with one packet less the
+ * flows converge (Jain 0.9997) and a standing queue of one packet more
+ * than before goes unseen, which costs no utilisation.
  *
  * The first ACK, and the first after a path change (another hop count),
  * only records the telemetry (and starts the RTT of W_c).  A port gives no
  * sample when its speed is 0, when its record is not newer than the kept
  * one (the same tick of its clock, ACKs reordered), when its tx_bytes went
  * back (the port restarted) or when the kept record is too old for the
- * compact copies below to tell the deltas; an ACK with no sample leaves U
- * as it was.
+ * compact copies below to tell the deltas.  An ACK on which any port
+ * gives no sample is no sample: it only records the telemetry, and U, the
+ * rate, W_c and lastUpdateSeq stay (the next ACK with a sample computes
+ * W; ns-3 moves lastUpdateSeq on such an ACK, which would skip an RTT's
+ * W_c update).  U starts at 1.0, as in ns-3.
  */
 #include "cc.h"
 
@@ -64,9 +84,8 @@
 struct sroce_hpcc {
 	u64 rc; /* R_c = W_c / T, kbit/s */
 	u64 last; /* ns: when the records below arrived */
+	u64 seq; /* lastUpdateSeq: W_c moves on an ACK beyond it */
 	u32 u; /* U, Q20 */
-	u32 inflight; /* bytes sent (on_sent), not yet acknowledged */
-	u32 wait; /* bytes to acknowledge before W_c may move */
 	u32 ts[SROCE_CC_INT_MAX_HOPS]; /* ts_ns of each hop, low 32 bits */
 	u32 tx[SROCE_CC_INT_MAX_HOPS]; /* tx_bytes, low 32 bits */
 	u16 q[SROCE_CC_INT_MAX_HOPS]; /* qlen, SROCE_HPCC_Q_SHIFT units */
@@ -139,9 +158,11 @@ static u64 sroce_hpcc_util(u64 q, u64 dtx, u64 dts, u64 rate, u64 t_ns)
 
 /*
  * MeasureInflight (lines 1-10) over the hops of @t, whose count matches
- * the kept records: U moves towards the most loaded port's u_j.
+ * the kept records: U moves towards the most loaded port's u_j.  false:
+ * a port could not be measured, so the ACK is no sample (the maximum of
+ * the others could miss the bottleneck) and U stays.
  */
-static void sroce_hpcc_measure(struct sroce_hpcc *h,
+static bool sroce_hpcc_measure(struct sroce_hpcc *h,
 			       const struct sroce_cc_params *p, u64 now,
 			       const struct sroce_cc_int *t)
 {
@@ -156,7 +177,7 @@ static void sroce_hpcc_measure(struct sroce_hpcc *h,
 		u64 rate = hop->rate, q = hop->qlen, kept, u;
 
 		if (unlikely(!rate || dts <= 0 || dtx < 0))
-			continue;
+			return false;
 		if (rate > SROCE_HPCC_MAX_RATE)
 			rate = SROCE_HPCC_MAX_RATE;
 		/*
@@ -167,22 +188,28 @@ static void sroce_hpcc_measure(struct sroce_hpcc *h,
 		if (unlikely(age >= SROCE_HPCC_DELTA_MAX ||
 			     age >= SROCE_HPCC_DELTA_MAX * 8 *
 					     SROCE_HPCC_MBIT_NS / rate))
-			continue;
+			return false;
 		/* min(q, q'): a queue seen by one ACK only is noise */
 		kept = (u64)h->q[j] << SROCE_HPCC_Q_SHIFT;
 		if (q > kept)
 			q = kept;
+		/* less a packet: what one flow leaves behind for another */
+		q = q > p->hpcc_mtu ? q - p->hpcc_mtu : 0;
 		u = sroce_hpcc_util(q, (u64)dtx, (u64)dts, rate, t_ns);
-		if (!tau || u > umax) {
+		/*
+		 * The first of the most loaded ports gives tau, also when
+		 * every u_j is 0: then U decays towards the idle path (ns-3
+		 * keeps tau 0 there, its maximum starting at 0, and U stays).
+		 */
+		if (!j || u > umax) {
 			umax = u;
 			tau = (u64)dts;
 		}
 	}
-	if (!tau)
-		return; /* no sample: U stays */
 	if (tau > t_ns)
 		tau = t_ns;
-	h->u = (u32)((h->u * (t_ns - tau) + umax * tau) / t_ns);
+	h->u = (u32)(((u64)h->u * (t_ns - tau) + umax * tau) / t_ns);
+	return true;
 }
 
 /*
@@ -256,52 +283,44 @@ static void sroce_hpcc_init(struct sroce_cc_state *s,
 	sroce_cc_init_line_rate(s, p, now);
 	/* W_init = B T: the first RTT goes at line rate */
 	sroce_hpcc(s)->rc = p->line_rate;
+	/* as ns-3: the first sample moves U from a full link, tau / T */
+	sroce_hpcc(s)->u = SROCE_CC_ONE;
 	s->active = 1; /* a window: every packet is paced and counted */
 }
 
-static void sroce_hpcc_sent(struct sroce_cc_state *s,
-			    const struct sroce_cc_params *p, u64 now, u32 bytes)
-{
-	struct sroce_hpcc *h = sroce_hpcc(s);
-
-	h->inflight = bytes > U32_MAX - h->inflight ? U32_MAX :
-						      h->inflight + bytes;
-}
-
-/* NewAck (lines 21-28) for an ACK of @bytes with telemetry @t. */
+/* NewAck (lines 21-28) for an ACK up to @ack_seq with telemetry @t. */
 static void sroce_hpcc_on_int(struct sroce_cc_state *s,
 			      const struct sroce_cc_params *p, u64 now,
-			      u32 bytes, const struct sroce_cc_int *t)
+			      u64 ack_seq, u64 snd_nxt,
+			      const struct sroce_cc_int *t)
 {
 	struct sroce_hpcc *h = sroce_hpcc(s);
-	bool update;
+	/* ack.seq > lastUpdateSeq, modulo 2^64 */
+	bool update = (s64)(ack_seq - h->seq) > 0;
 
-	h->inflight -= bytes < h->inflight ? bytes : h->inflight;
-	if (unlikely(!t || !t->nhops || t->nhops > SROCE_CC_INT_MAX_HOPS)) {
-		/* nothing to measure: only the sequence moves */
-		h->wait -= bytes < h->wait ? bytes : h->wait;
-		return;
-	}
-	/* ack.seq > lastUpdateSeq */
-	update = bytes > h->wait;
+	if (unlikely(!t || !t->nhops || t->nhops > SROCE_CC_INT_MAX_HOPS))
+		return; /* nothing to measure */
 	if (t->nhops != h->nhops) {
 		/* first ACK or a new path: a reference, and a new RTT */
 		sroce_hpcc_keep(h, t, now);
-		h->wait = h->inflight;
+		h->seq = snd_nxt;
 		return;
 	}
-	sroce_hpcc_measure(h, p, now, t);
+	if (!sroce_hpcc_measure(h, p, now, t)) {
+		/* no sample: no W; W_c and lastUpdateSeq stay */
+		sroce_hpcc_keep(h, t, now);
+		return;
+	}
 	sroce_hpcc_keep(h, t, now);
 	sroce_hpcc_window(s, p, update);
-	/* lastUpdateSeq = snd_nxt: W_c waits for all now in flight */
-	h->wait = update ? h->inflight : h->wait - bytes;
+	if (update)
+		h->seq = snd_nxt; /* W_c waits for all sent so far */
 }
 
 const struct sroce_cc_ops sroce_cc_hpcc_ops = {
 	.name = "hpcc",
 	.init = sroce_hpcc_init,
 	/* no on_cnp: INT, not ECN, is its signal (rp_cnp_ignored) */
-	.on_sent = sroce_hpcc_sent,
 	.on_int = sroce_hpcc_on_int,
 	/* no on_timer, no next_event: only ACKs change the rate */
 };

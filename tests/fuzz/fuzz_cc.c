@@ -10,14 +10,16 @@
  * override (2) and their values, then events of 4 bytes: kind and time
  * step (1), argument (3).  For an algorithm with on_int (hpcc) the clock
  * is followed by a flag (1) and, if its bit 0 is set, the hpcc knobs (T
- * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1), then where the ports'
- * counters start (8); and an ACK event reads its telemetry next: a hop
- * count (1; 0 and 6 are invalid ones) and per hop the step of its clock
- * (2, backwards if the top bit is set), of its tx_bytes (3, likewise),
- * its queue (3) and a byte of scales and speed (0, 1 kbit/s ... U64_MAX).  Calls go through the same entry points as
- * kernel/cc.c (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet,
- * on_timer), time never goes back, the parameters stay fixed (hpcc's
- * knobs among them).
+ * 4, eta 1, maxStage 1, W_AI / T 8 and a shift 1, mtu 4), then where the ports'
+ * counters and the byte stream start (8); an ACK event (its argument:
+ * bytes acknowledged, at most what is in flight, and a go-back-N rewind
+ * flag) reads its telemetry next: a hop count (1; 0 and 6 are invalid
+ * ones) and per hop the step of its clock (2, backwards if the top bit
+ * is set), of its tx_bytes (3, likewise), its queue (3) and a byte of
+ * scales and speed (0, 1 kbit/s ... U64_MAX).
+ * Calls go through the same entry points as kernel/cc.c
+ * (sroce_cc_cnp/ack/telemetry/pace_check/pace_packet, on_timer), time
+ * never goes back, the parameters stay fixed (hpcc's knobs among them).
  *
  * Invariants after every event:
  *  - the rate lies in [min(rpg_min_rate, line rate), line rate];
@@ -27,7 +29,8 @@
  *  - a CNP never raises the rate, and dcqcn/dctcp are active after one;
  *    timely never cuts on an RTT below T_low nor raises above T_high;
  *  - a state that a CNP or an RTT sample makes active starts pacing now,
- *    without credit (edt = now);
+ *    without credit (edt = now); an ACK with telemetry that raises the
+ *    rate shortens a wait still ahead, to no earlier than now;
  *  - sroce_cc_pace_check() returns 0 (send now) or a time after now, never
  *    later than the departure time; after a packet the departure time is
  *    within [now - credit + tx, now + tx] of the packet's transmit time;
@@ -53,6 +56,7 @@ struct run {
 	struct sroce_cc_state s;
 	u64 edt, now, lo;
 	struct sroce_cc_int path; /* hpcc: the ports' counters so far */
+	u64 snd_nxt, ack_seq; /* hpcc: the QP's byte stream */
 };
 
 /* The knobs in kernel/cc_sysfs.c order, each overridden if its bit is set. */
@@ -96,16 +100,23 @@ static void read_params(struct fuzz_in *in, struct sroce_cc_params *p, u64 port)
 static void read_int_start(struct fuzz_in *in, struct run *r)
 {
 	struct sroce_cc_params *p = &r->p;
-	u64 base;
+	u64 base, ai;
 	unsigned int j;
+	u8 shift;
 
 	if (fuzz_u8(in) & 1) {
 		p->hpcc_base_rtt_us = fuzz_u32(in);
 		p->hpcc_eta = fuzz_u8(in);
 		p->hpcc_max_stage = fuzz_u8(in);
-		p->hpcc_ai_rate = fuzz_u64(in) >> (fuzz_u8(in) & 63);
+		/* in input order: the operands' order of evaluation is not */
+		ai = fuzz_u64(in);
+		shift = fuzz_u8(in) & 63;
+		p->hpcc_ai_rate = ai >> shift;
+		p->hpcc_mtu = fuzz_u32(in);
 	}
 	base = fuzz_u64(in);
+	r->snd_nxt = base * 0x2545f4914f6cdd1dULL; /* anywhere, may wrap */
+	r->ack_seq = r->snd_nxt;
 	for (j = 0; j < SROCE_CC_INT_MAX_HOPS; j++) {
 		r->path.hop[j].ts_ns = base + j * 0x9e3779b97f4a7c15ULL;
 		r->path.hop[j].tx_bytes = ~base - j * 0x51afd7ed558ccd1dULL;
@@ -171,8 +182,12 @@ static void ev_ack(struct run *r, u64 rtt)
 		FUZZ_ASSERT(r->edt == r->now);
 }
 
-/* An ACK of @bytes with the telemetry the input describes next. */
-static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
+/*
+ * An ACK of up to @bytes more (never beyond snd_nxt) with the telemetry
+ * the input describes next; with @rewind the sender then goes back to
+ * the ACK's sequence (go-back-N).
+ */
+static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes, bool rewind)
 {
 	static const u64 speeds[8] = { 0,
 				       1,
@@ -184,7 +199,7 @@ static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
 				       U64_MAX };
 	struct sroce_cc_int *t = &r->path;
 	struct sroce_cc_state before = synced(r);
-	u64 edt = r->edt;
+	u64 edt = r->edt, rate = r->s.rate;
 	unsigned int j;
 
 	t->nhops = fuzz_u8(in) % (SROCE_CC_INT_MAX_HOPS + 2);
@@ -210,10 +225,20 @@ static void ev_int(struct run *r, struct fuzz_in *in, u32 bytes)
 		h->qlen = q << (sel & 1 ? 8 : 0);
 		h->rate = speeds[sel >> 1 & 7];
 	}
-	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, bytes, t);
-	/* an episode starts now, no credit; within one, edt stays */
+	r->ack_seq += bytes < r->snd_nxt - r->ack_seq ? bytes :
+							r->snd_nxt - r->ack_seq;
+	if (rewind)
+		r->snd_nxt = r->ack_seq;
+	sroce_cc_telemetry(r->ops, &r->s, &r->p, &r->edt, r->now, r->ack_seq,
+			   r->snd_nxt, t);
+	/*
+	 * An episode starts now, no credit; within one, edt stays, but for
+	 * a wait still ahead that a rise shortens (never to before now).
+	 */
 	if (!before.active && r->s.active)
 		FUZZ_ASSERT(r->edt == r->now);
+	else if (r->s.active && r->s.rate > rate && edt > r->now)
+		FUZZ_ASSERT(r->edt <= edt && r->edt >= r->now);
 	else
 		FUZZ_ASSERT(r->edt == edt);
 }
@@ -231,6 +256,7 @@ static void ev_send(struct run *r, u32 bytes)
 	FUZZ_ASSERT(!r->s.active || r->edt <= r->now);
 	sroce_cc_pace_packet(r->ops, &r->s, &r->p, &r->edt, r->now, bytes,
 			     SROCE_CC_BURST_NS);
+	r->snd_nxt += bytes;
 	if (!r->s.active)
 		return;
 	burst = sroce_cc_pace_burst(r->s.rate, SROCE_CC_BURST_NS);
@@ -321,7 +347,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case 1: /* RTT up to 2^31 ns, or telemetry */
 			if (r.ops->on_int)
-				ev_int(&r, &in, arg >> 8);
+				ev_int(&r, &in, arg >> 8, arg & 1);
 			else
 				ev_ack(&r, (u64)(arg >> 8) << (op >> 4));
 			break;

@@ -31,6 +31,7 @@ static struct sroce_cc_params hpcc_params(void)
 	p.hpcc_ai_rate = AI;
 	p.hpcc_eta = 95;
 	p.hpcc_max_stage = 5;
+	p.hpcc_mtu = 0; /* the whole queue counts, but in hpcc_queue_mtu */
 	return p;
 }
 
@@ -57,12 +58,28 @@ static void hop_step(struct sroce_cc_int *t, unsigned int j, u64 dts, u64 dtx,
 	t->hop[j].qlen = q;
 }
 
-/* An ACK of @bytes with telemetry @t, 1 us after the last one. */
+/*
+ * The QP's byte stream, shared by the cases: it starts just below 2^64,
+ * so that the sequences wrap too.  ack() acknowledges what was sent up to
+ * then (nothing else is in flight) unless a case sets the sequences.
+ */
+static u64 stream = U64_MAX - 20000;
+
+/* An ACK up to @ack_seq, @snd_nxt sent, telemetry @t, 1 us after the last. */
+static void ack_at(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		   u64 *now, u64 ack_seq, u64 snd_nxt,
+		   const struct sroce_cc_int *t)
+{
+	*now += US;
+	sroce_cc_hpcc_ops.on_int(s, p, *now, ack_seq, snd_nxt, t);
+}
+
+/* An ACK of @bytes more of the stream, all that was sent. */
 static void ack(struct sroce_cc_state *s, const struct sroce_cc_params *p,
 		u64 *now, u32 bytes, const struct sroce_cc_int *t)
 {
-	*now += US;
-	sroce_cc_hpcc_ops.on_int(s, p, *now, bytes, t);
+	stream += bytes;
+	ack_at(s, p, now, stream, stream, t);
 }
 
 /* Port 0 at line rate with no queue over T (u = 1.0), then an ACK. */
@@ -109,17 +126,30 @@ static void hpcc_start(struct ktest *t)
 
 	/*
 	 * An ACK without telemetry measures nothing either, nor one that
-	 * claims more hops than a record holds.
+	 * claims more hops than a record holds, and neither replaces the
+	 * reference: the next one-hop ACK measures against it (no queue
+	 * now, min(q, q') = 0, a port at line rate: u = 1.0), where a
+	 * reference of another hop count would make it a reference again.
 	 */
 	in.nhops = 0;
 	ack(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	in.nhops = 1;
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	in.nhops = SROCE_CC_INT_MAX_HOPS + 1;
 	ack(&s, &p, &now, 1000, &in);
-	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	in.nhops = 1;
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 	rate = s.rate;
-	sroce_cc_hpcc_ops.on_int(&s, &p, now, 1000, NULL);
+	sroce_cc_hpcc_ops.on_int(&s, &p, now, stream, stream, NULL);
 	KTEST_EXPECT_EQ(t, s.rate, rate);
+
+	/* on_int came last: the members before it keep their offsets */
+	KTEST_EXPECT_EQ(t, offsetof(struct sroce_cc_ops, on_int),
+			sizeof(struct sroce_cc_ops) - sizeof(o->on_int));
 
 	/* No other algorithm has on_int: sroce_cc_telemetry() does nothing */
 	KTEST_EXPECT(t, !sroce_cc_none_ops.on_int);
@@ -130,7 +160,7 @@ static void hpcc_start(struct ktest *t)
 	sroce_cc_timely_ops.init(&s, &p, 0);
 	in.nhops = 1;
 	sroce_cc_telemetry(&sroce_cc_timely_ops, &s, &p, &edt, 5 * US, 1000,
-			   &in);
+			   1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, LINE);
 	KTEST_EXPECT(t, !s.active);
 	KTEST_EXPECT_EQ(t, edt, 0);
@@ -161,29 +191,30 @@ static void hpcc_full_link(struct ktest *t)
 }
 
 /*
- * W_c moves once per RTT.  5000 bytes sent; the first ACK (of 1000)
- * leaves 4000 in flight, so lastUpdateSeq is 4000 bytes ahead: the next
- * four ACKs of 1000 bring ack.seq up to it (not beyond), the fifth passes
- * it.  Until then every ACK computes W from the same W_c = line rate:
- * 95050000 each time, not 95050000 * 0.95 ... (no compounding).
+ * W_c moves once per RTT.  5000 bytes sent; the first ACK (of 1000) sets
+ * lastUpdateSeq = snd_nxt, 4000 bytes ahead: the next four ACKs of 1000
+ * bring ack.seq up to it (not beyond), the fifth passes it.  Until then
+ * every ACK computes W from the same W_c = line rate: 95050000 each
+ * time, not 95050000 * 0.95 ... (no compounding).
  */
 static void hpcc_once_per_rtt(struct ktest *t)
 {
 	struct sroce_cc_params p = hpcc_params();
 	struct sroce_cc_state s;
 	struct sroce_cc_int in;
-	u64 now = 0;
+	u64 now = 0, base = stream;
 	int i;
 
 	sroce_cc_hpcc_ops.init(&s, &p, 0);
-	sroce_cc_hpcc_ops.on_sent(&s, &p, 0, 5000);
 	path_init(&in, 1, LINE);
-	ack(&s, &p, &now, 1000, &in); /* lastUpdateSeq: 4000 ahead */
-	for (i = 0; i < 5; i++) {
+	ack_at(&s, &p, &now, base + 1000, base + 5000, &in);
+	for (i = 2; i <= 6; i++) {
 		/* 3000, 2000, 1000, 0 left; the fifth sets W_c = W */
-		ack_full(&s, &p, &now, 1000, &in);
+		hop_step(&in, 0, 10 * US, 10 * PER_US, 0);
+		ack_at(&s, &p, &now, base + i * 1000, base + 6000, &in);
 		KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	}
+	stream = base + 6000;
 	/* W_c = 95050000, nothing in flight: 95050000 * 0.95 + 50000 */
 	ack_full(&s, &p, &now, 1000, &in);
 	KTEST_EXPECT_EQ(t, s.rate, 90347500);
@@ -195,6 +226,59 @@ static void hpcc_once_per_rtt(struct ktest *t)
 		ack_full(&s, &p, &now, 0, &in);
 		KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	}
+}
+
+/* Port 0 at line rate (u = 1.0), an ACK up to @ack_seq, @snd_nxt sent. */
+static void full_at(struct sroce_cc_state *s, const struct sroce_cc_params *p,
+		    u64 *now, u64 ack_seq, u64 snd_nxt, struct sroce_cc_int *t)
+{
+	hop_step(t, 0, 10 * US, 10 * PER_US, 0);
+	ack_at(s, p, now, ack_seq, snd_nxt, t);
+}
+
+/*
+ * Loss and go-back-N: lastUpdateSeq is a sequence (snd_nxt when W_c
+ * last moved), so bytes that are lost, or sent again after a rewind,
+ * hold W_c back only until the ACKs pass it; counting bytes sent and
+ * acknowledged never takes a lost one off, and counts a resent one
+ * twice.  U = 1.0 throughout: each W is R_c * 0.95 + 50000.
+ */
+static void hpcc_lost_bytes(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0, b = stream;
+	int i;
+
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 1, LINE);
+	/* a reference: lastUpdateSeq = b+4000 */
+	ack_at(&s, &p, &now, b + 1000, b + 4000, &in);
+	full_at(&s, &p, &now, b + 2000, b + 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* b+2000..b+3000 lost, never resent: the next ACK skips it */
+	full_at(&s, &p, &now, b + 4000, b + 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* beyond b+4000: W_c = 95050000, lastUpdateSeq = b+8000 */
+	full_at(&s, &p, &now, b + 5000, b + 8000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* b+5000.. lost: NAKs, the sender goes back to b+5000 */
+	for (i = 0; i < 2; i++) {
+		full_at(&s, &p, &now, b + 5000, b + 5000, &in);
+		KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	}
+	/* b+5000..b+8000 again, b+8000..b+9000 new: up to b+8000, no move */
+	for (i = 6; i <= 8; i++) {
+		full_at(&s, &p, &now, b + i * 1000, b + 9000, &in);
+		KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	}
+	/* the first ACK beyond b+8000 moves W_c, and so does the next */
+	full_at(&s, &p, &now, b + 9000, b + 9000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	full_at(&s, &p, &now, b + 10000, b + 10000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
+	stream = b + 10000;
 }
 
 /*
@@ -247,8 +331,9 @@ static void hpcc_queue_then_idle(struct ktest *t)
 	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_ADDITIVE);
 
 	/*
-	 * An idle port (u = U = 0): additive steps for incStage 1-4, then at
-	 * maxStage W_c / (0 / eta), the line rate.
+	 * An idle port (u = U = 0): four additive steps (incStage 2, 3, 4
+	 * and 5 after them), then at maxStage W_c / (0 / eta), the line
+	 * rate.
 	 */
 	for (i = 0; i < 4; i++) {
 		hop_step(&in, 0, 10 * US, 0, 0);
@@ -261,9 +346,44 @@ static void hpcc_queue_then_idle(struct ktest *t)
 }
 
 /*
- * Two ports: hop 0 at 100 Gb/s half loaded over 10 us (u = 0.5), hop 1 at
- * 40 Gb/s fully loaded over 5 us (25000 bytes: u = 1.0).  U follows the
- * maximum, hop 1, with its tau = 5 us, a weight of 1/2:
+ * The queue term less one packet (hpcc_mtu = 1024): a port at line rate
+ * that leaves one packet queued behind each of ours reads u = 1.0, not
+ * 1.008; a queue of 1024 + 12500 bytes (kept as 13568, 64-byte units
+ * rounded up) counts 12500: u = 0.1 + 1.0, Q20 104857 + 2^20 = 1153433.
+ */
+static void hpcc_queue_mtu(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	p.hpcc_mtu = 1024;
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 1, LINE);
+	hop_step(&in, 0, 0, 0, 1024);
+	ack(&s, &p, &now, 1000, &in);
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
+	/* min(q, q') = 1024: nothing, 95050000 * 0.95 + 50000 */
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024 + 12500);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	/* 90347500 * 95 / 100 = 85830125; * 2^20 / 1153433 + 50000 */
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 1024 + 12500);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 78077426);
+	/* the defaults count one packet of RoCE's usual MTU less */
+	sroce_cc_params_default(&p, SROCE_CC_PAPER, LINE);
+	KTEST_EXPECT_EQ(t, p.hpcc_mtu, 1024);
+}
+
+/*
+ * Two ports, idle over 10 us first: U = 0 (from 1.0, with tau = T), an
+ * additive step.  Then hop 0 at 100 Gb/s half loaded over 10 us (u =
+ * 0.5), hop 1 at 40 Gb/s fully loaded over 5 us (25000 bytes: u = 1.0).
+ * U follows the maximum, hop 1, with its tau = 5 us, a weight of 1/2:
  *   U = 0.5, 0.75, 0.875, 0.9375 (< eta: additive, clamped at the line
  *   rate), then 0.96875 >= eta: R = 10^8 * 0.95 / 0.96875 + 50000 =
  *   98064516 + 50000.
@@ -281,6 +401,10 @@ static void hpcc_max_hop(struct ktest *t)
 	path_init(&in, 2, LINE);
 	in.hop[1].rate = 40000000;
 	ack(&s, &p, &now, 1000, &in);
+	hop_step(&in, 0, 10 * US, 0, 0);
+	hop_step(&in, 1, 10 * US, 0, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_ADDITIVE);
 	for (i = 0; i < 4; i++) {
 		hop_step(&in, 0, 10 * US, 5 * PER_US, 0);
 		hop_step(&in, 1, 5 * US, 25000, 0);
@@ -353,7 +477,10 @@ static void hpcc_path_change(struct ktest *t)
 	hop_step(&two, 1, 5, 7, 50 * BDP);
 	ack(&s, &p, &now, 1000, &two);
 	KTEST_EXPECT_EQ(t, s.rate, 95050000);
-	/* U is still 1.0: 95050000 * 0.95 + 50000, as on the old path */
+	/*
+	 * Measured against the new reference: hop 0 at line rate (u = 1.0),
+	 * hop 1 idle, both over T: U = 1.0, 95050000 * 0.95 + 50000.
+	 */
 	hop_step(&two, 0, 10 * US, 10 * PER_US, 0);
 	hop_step(&two, 1, 10 * US, 0, 0);
 	ack(&s, &p, &now, 1000, &two);
@@ -365,10 +492,9 @@ static void hpcc_path_change(struct ktest *t)
 }
 
 /*
- * Samples that cannot be measured leave U as it was (1.0 here, after a
- * port at line rate), while W is still computed from it: with W_c
- * following every ACK, each such ACK multiplies the rate by 0.95 and adds
- * 50000 as a U of 1.0 does.
+ * An ACK on which a port cannot be measured is no sample: U, the rate
+ * and W_c stay as they were (R_c = 95050000 after a port at line rate,
+ * U = 1.0), and the next ACK with a sample computes W from them.
  */
 static void hpcc_no_sample(struct ktest *t)
 {
@@ -389,45 +515,90 @@ static void hpcc_no_sample(struct ktest *t)
 	 */
 	hop_step(&in, 0, 0, 1000, 0);
 	ack(&s, &p, &now, 1000, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 90347500);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 	hop_step(&in, 0, 10 * US, 10 * PER_US - 1000, 0);
 	ack(&s, &p, &now, 1000, &in);
-	/* 90347500 * 0.95 + 50000 */
-	KTEST_EXPECT_EQ(t, s.rate, 85880125);
+	/* 95050000 * 0.95 + 50000 */
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 
 	/* A port of speed 0: no sample (and no division by it). */
 	in.hop[0].rate = 0;
 	ack_full(&s, &p, &now, 1000, &in);
-	/* 85880125 * 95 / 100 = 81586118 (rounded down) + 50000 */
-	KTEST_EXPECT_EQ(t, s.rate, 81636118);
+	KTEST_EXPECT_EQ(t, s.rate, 90347500);
 	in.hop[0].rate = LINE;
+	/* measured against that ACK's record: 90347500 * 0.95 + 50000 */
+	ack_full(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 
-	/*
-	 * ACKs reordered: a record older than the kept one, no sample; the
-	 * ACK acknowledges nothing, so R_c stays 81636118 and each such ACK
-	 * gives 81636118 * 95 / 100 = 77554312 (rounded down) + 50000.
-	 */
+	/* ACKs reordered: a record older than the kept one, no sample */
 	hop_step(&in, 0, -5 * US, -5 * (s64)PER_US, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	/* the port restarted: tx_bytes went back, no sample */
 	hop_step(&in, 0, 20 * US, -1000000, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 
 	/*
-	 * 3 s without ACKs: the low 32 bits kept of ts and tx_bytes cannot
-	 * tell the deltas any more (2^31 ns, 2^31 bytes at B): no sample,
-	 * even though this one would say the port is idle (U = 0).
+	 * 2^32 ns + 10 us without ACKs: the low 32 bits kept of ts say 10
+	 * us, and of tx_bytes 0, an idle port (U = 0, R = R_c + R_AI) if
+	 * believed; the sender's clock tells that the kept record is too
+	 * old (2^31 ns, 2^31 bytes at B): no sample.
 	 */
-	now += 3000000000ULL;
-	hop_step(&in, 0, 3000000000ULL, 0, 0);
+	now += BIT_ULL(32) + 10 * US;
+	hop_step(&in, 0, BIT_ULL(32) + 10 * US, 0, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 77554312 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125);
 	/* the next ACK, 1 us later, measures again: idle, U = 0 */
 	hop_step(&in, 0, 10 * US, 0, 0);
 	ack(&s, &p, &now, 0, &in);
-	KTEST_EXPECT_EQ(t, s.rate, 81636118 + AI);
+	KTEST_EXPECT_EQ(t, s.rate, 85880125 + AI);
+}
+
+/*
+ * Two ports, one of which cannot be measured (speed 0): the other's
+ * queue of a BDP (u = 2.0) must not count alone, the ACK is no sample.
+ */
+static void hpcc_partial_sample(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	sroce_cc_hpcc_ops.init(&s, &p, 0);
+	path_init(&in, 2, LINE);
+	hop_step(&in, 0, 0, 0, BDP);
+	ack(&s, &p, &now, 1000, &in);
+	in.hop[1].rate = 0;
+	hop_step(&in, 0, 10 * US, 10 * PER_US, BDP);
+	hop_step(&in, 1, 10 * US, 10 * PER_US, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, LINE);
+	/* both measured: U = 2.0, 10^8 * 0.95 / 2 + 50000 */
+	in.hop[1].rate = LINE;
+	hop_step(&in, 0, 10 * US, 10 * PER_US, BDP);
+	hop_step(&in, 1, 10 * US, 0, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 47550000);
+}
+
+/*
+ * U starts at 1.0 (ns-3): a first sample over T / 2 of a port at line
+ * rate leaves it there, a multiplicative step to 10^8 * 0.95 + 50000
+ * (from 0 it would be 0.5, an additive step at the line rate).
+ */
+static void hpcc_u_start(struct ktest *t)
+{
+	struct sroce_cc_params p = hpcc_params();
+	struct sroce_cc_state s;
+	struct sroce_cc_int in;
+	u64 now = 0;
+
+	begin(&s, &p, &now, &in);
+	hop_step(&in, 0, 5 * US, 5 * PER_US, 0);
+	ack(&s, &p, &now, 1000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 95050000);
 }
 
 /*
@@ -485,8 +656,9 @@ static void hpcc_bounds(struct ktest *t)
 
 /*
  * As kernel/cc.c would run it: sroce_cc_telemetry() on a state active
- * from init leaves the departure time alone (no new pacing episode), and
- * the departure after a packet follows the rate after the ACKs.
+ * from init starts no new pacing episode (a departure time in the past
+ * stays), the departure after a packet follows the rate after the ACKs,
+ * and an ACK that raises the rate shortens the wait left.
  */
 static void hpcc_pace(struct ktest *t)
 {
@@ -498,11 +670,11 @@ static void hpcc_pace(struct ktest *t)
 
 	o->init(&s, &p, 0);
 	path_init(&in, 1, LINE);
-	sroce_cc_telemetry(o, &s, &p, &edt, 10 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 10 * US, 1000, 1000, &in);
 	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
-	sroce_cc_telemetry(o, &s, &p, &edt, 20 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 20 * US, 2000, 2000, &in);
 	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
-	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US, 1000, &in);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US, 3000, 3000, &in);
 	/* U = 8 + 1: 95050000 * 0.95 / 9 + 50000 = 10033055 + 50000 */
 	KTEST_EXPECT_EQ(t, s.rate, 10083055);
 	KTEST_EXPECT_EQ(t, edt, 7 * US);
@@ -516,6 +688,19 @@ static void hpcc_pace(struct ktest *t)
 	KTEST_EXPECT_EQ(t, edt, 30 * US + 793);
 	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 30 * US),
 			30 * US + 793);
+	/*
+	 * 100 ns later an ACK from an idle port (U = 0) raises the rate by
+	 * R_AI to 10133055: the 693 ns left shrink to 693 * 10083055 /
+	 * 10133055 = 689 (rounded down).  A cut leaves the departure time.
+	 */
+	hop_step(&in, 0, 10 * US, 0, 0);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US + 100, 4000, 4000, &in);
+	KTEST_EXPECT_EQ(t, s.rate, 10133055);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 100 + 689);
+	hop_step(&in, 0, 10 * US, 10 * PER_US, 8 * BDP);
+	sroce_cc_telemetry(o, &s, &p, &edt, 30 * US + 200, 5000, 5000, &in);
+	KTEST_EXPECT(t, s.rate < 10133055);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 100 + 689);
 }
 
 /*
@@ -534,7 +719,8 @@ static void probe_timer(struct sroce_cc_state *s,
 }
 
 static void probe_int(struct sroce_cc_state *s, const struct sroce_cc_params *p,
-		      u64 now, u32 bytes, const struct sroce_cc_int *t)
+		      u64 now, u64 ack_seq, u64 snd_nxt,
+		      const struct sroce_cc_int *t)
 {
 	KTEST_EXPECT_EQ(probe_test, probe_timers, 1);
 	s->active = 1;
@@ -558,12 +744,12 @@ static void hpcc_telemetry_episode(struct ktest *t)
 	probe.init(&s, &p, 0);
 	path_init(&in, 1, LINE);
 	probe_timers = 0;
-	sroce_cc_telemetry(&probe, &s, &p, &edt, 100 * US, 1000, &in);
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 100 * US, 1000, 1000, &in);
 	KTEST_EXPECT(t, s.active);
 	KTEST_EXPECT_EQ(t, edt, 100 * US);
 	edt = 150 * US;
 	probe_timers = 0;
-	sroce_cc_telemetry(&probe, &s, &p, &edt, 120 * US, 1000, &in);
+	sroce_cc_telemetry(&probe, &s, &p, &edt, 120 * US, 2000, 2000, &in);
 	KTEST_EXPECT_EQ(t, edt, 150 * US);
 }
 
@@ -571,11 +757,15 @@ static const struct ktest_case hpcc_cases[] = {
 	KTEST_CASE(hpcc_start),
 	KTEST_CASE(hpcc_full_link),
 	KTEST_CASE(hpcc_once_per_rtt),
+	KTEST_CASE(hpcc_lost_bytes),
 	KTEST_CASE(hpcc_queue_then_idle),
+	KTEST_CASE(hpcc_queue_mtu),
 	KTEST_CASE(hpcc_max_hop),
 	KTEST_CASE(hpcc_five_hops),
 	KTEST_CASE(hpcc_path_change),
 	KTEST_CASE(hpcc_no_sample),
+	KTEST_CASE(hpcc_partial_sample),
+	KTEST_CASE(hpcc_u_start),
 	KTEST_CASE(hpcc_bounds),
 	KTEST_CASE(hpcc_pace),
 	KTEST_CASE(hpcc_telemetry_episode),

@@ -17,7 +17,8 @@
  * bottleneck port stamps each packet as it leaves (port.c), the receiver
  * echoes the stamp in an ACK of that packet (np.c), and the sender hands
  * it to sroce_cc_telemetry() as a one-hop struct sroce_cc_int whose speed
- * is the port rate.
+ * is the port rate, with the ACK's cumulative sequence and the sender's
+ * snd_nxt in bytes (sim_rc_seq()).
  */
 #include <stdlib.h>
 
@@ -42,7 +43,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
  * of dcqcn.md (Mb/s, us, counts; dce_tcp_g and initial_alpha in 1/1024).
  * Applied after the flavour's defaults, as writing the sysfs knobs after
  * `flavour` does.  HPCC's (no sysfs knobs yet): hpcc_eta (%),
- * hpcc_max_stage, hpcc_ai_rate (Mb/s: W_AI / T), hpcc_base_rtt (us: T).
+ * hpcc_max_stage, hpcc_ai_rate (Mb/s: W_AI / T), hpcc_base_rtt (us: T),
+ * hpcc_mtu (bytes; [sim] mtu unless set).
  */
 int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		     const char *val)
@@ -104,6 +106,8 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		p->hpcc_ai_rate = v * SROCE_CC_KBPS_PER_MBPS;
 	else if (!strcmp(key, "hpcc_base_rtt"))
 		p->hpcc_base_rtt_us = (u32)v;
+	else if (!strcmp(key, "hpcc_mtu"))
+		p->hpcc_mtu = (u32)v;
 	else
 		return -1;
 	return 0;
@@ -123,6 +127,8 @@ int sim_flows_init(struct sim *s)
 		f->cfg = s->cfg.flows[i];
 		sroce_cc_params_default(&f->params, s->cfg.flavour,
 					f->cfg.speed);
+		/* a packet, as the glue would set it from the path MTU */
+		f->params.hpcc_mtu = s->cfg.mtu;
 		for (j = 0; j < s->cfg.ncc_ov; j++)
 			if (sim_cc_param_set(&f->params, s->cfg.cc_ov[j].key,
 					     s->cfg.cc_ov[j].val))
@@ -219,7 +225,8 @@ void sim_flow_send(struct sim *s, u32 i)
 	u64 ns = s->now / SIM_PS_PER_NS;
 	u64 left = f->cfg.size ? f->cfg.size - f->sent : s->cfg.mtu;
 	u32 bytes = left < s->cfg.mtu ? (u32)left : s->cfg.mtu;
-	u32 psn = 0;
+	/* without gbn: the packet's index, every one but a sized tail mtu */
+	u32 psn = (u32)(f->sent / s->cfg.mtu);
 	u64 tx;
 
 	f->send_pending = false;
@@ -340,8 +347,9 @@ void sim_flow_pause(struct sim *s, u32 i, bool on)
 	}
 }
 
-/* Queue @pkt's stamp for the ACK that carries it back to flow @i. */
-int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt)
+/* Queue @pkt's stamp for the ACK (up to @ack_seq) that carries it back. */
+int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
+		       u64 ack_seq)
 {
 	struct sim_echoq *q = &s->flows[i].echoes;
 
@@ -360,7 +368,7 @@ int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt)
 		.ts = pkt->int_ts,
 		.tx = pkt->int_tx,
 		.qlen = pkt->int_qlen,
-		.bytes = pkt->bytes,
+		.ack_seq = ack_seq,
 	};
 	q->n++;
 	return 0;
@@ -373,6 +381,7 @@ void sim_flow_int(struct sim *s, u32 i)
 	struct sim_echoq *q = &f->echoes;
 	struct sroce_cc_int t = { .nhops = 1 };
 	struct sim_echo e;
+	u64 snd_nxt;
 
 	if (!q->n)
 		return;
@@ -386,8 +395,10 @@ void sim_flow_int(struct sim *s, u32 i)
 		.rate = s->cfg.port_rate,
 		.qlen = e.qlen,
 	};
+	/* without gbn every packet is sent once: snd_nxt is what was sent */
+	snd_nxt = s->cfg.gbn ? sim_rc_seq(s, f, f->snd_nxt) : f->sent;
 	sroce_cc_telemetry(s->ops, &f->cc, &f->params, &f->edt,
-			   s->now / SIM_PS_PER_NS, e.bytes, &t);
+			   s->now / SIM_PS_PER_NS, e.ack_seq, snd_nxt, &t);
 	sim_flow_kick(s, i);
 }
 

@@ -12,7 +12,8 @@
  * transport = gbn, rc.c decides first whether the packet is new data and
  * answers it with an ACK or a NAK.  For an algorithm with on_int every
  * packet is also answered by an ACK that echoes its INT stamp and
- * acknowledges its bytes (HPCC's per-packet ACK), on the same way back.
+ * carries a cumulative sequence (HPCC's per-packet ACK), on the same way
+ * back.
  */
 #include "sim.h"
 
@@ -23,16 +24,24 @@ void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t)
 	u64 at_rx = t + s->cfg.rx_delay;
 	u64 ns = at_rx / SIM_PS_PER_NS;
 
+	u64 ack_seq;
+
 	/* with gbn only in-order packets are data for the application */
 	if (!s->cfg.gbn || sim_rc_receive(s, pkt, at_rx)) {
 		f->delivered += pkt->bytes;
 		f->interval += pkt->bytes;
 	}
+	/*
+	 * The INT echo's ACK: with gbn the receiver's cumulative sequence;
+	 * without, nothing is resent and each packet is acknowledged up to
+	 * its end (a lost one is skipped).
+	 */
+	ack_seq = sim_rc_seq(s, f, s->cfg.gbn ? f->rcv_nxt : pkt->psn + 1);
 	if (f->cfg.size && !f->done && f->delivered >= f->cfg.size) {
 		f->done = true;
 		f->done_at = at_rx;
 	}
-	if (s->ops->on_int && !sim_flow_echo_push(s, flow, pkt))
+	if (s->ops->on_int && !sim_flow_echo_push(s, flow, pkt, ack_seq))
 		sim_evq_push(&s->q, at_rx + s->cfg.rx_delay + f->cfg.delay,
 			     SIM_EV_INT, flow, 0);
 	/* the NP looks at every packet's CE, in order or not */

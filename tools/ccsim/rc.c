@@ -59,6 +59,18 @@ u32 sim_rc_pkt_bytes(const struct sim *s, const struct sim_flow *f, u32 psn)
 	return s->cfg.mtu;
 }
 
+/*
+ * The byte offset of packet @psn in @f's stream (the bytes before it),
+ * the sequence on_int gets: ack.seq is that of the receiver's next
+ * expected PSN, snd_nxt that of the sender's.
+ */
+u64 sim_rc_seq(const struct sim *s, const struct sim_flow *f, u32 psn)
+{
+	u64 off = (u64)psn * s->cfg.mtu;
+
+	return f->cfg.size && off > f->cfg.size ? f->cfg.size : off;
+}
+
 static void sim_rc_arm(struct sim *s, u32 i)
 {
 	struct sim_flow *f = &s->flows[i];

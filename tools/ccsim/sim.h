@@ -141,6 +141,7 @@ struct sim_pkt {
 	u32 flow;
 	u32 bytes;
 	u32 psn; /* packet sequence number (packet index in the flow) */
+	/* (without gbn too: there nothing is sent twice) */
 	u8 ce; /* ECN congestion experienced */
 	/* INT the port stamped as the packet left (struct sroce_cc_int_hop) */
 	u64 int_ts; /* ns */
@@ -156,7 +157,7 @@ struct sim_pkt {
 struct sim_echo {
 	u64 ts, tx; /* the port's stamp (struct sim_pkt) */
 	u32 qlen;
-	u32 bytes; /* what the ACK acknowledges: the packet's payload */
+	u64 ack_seq; /* the ACK's cumulative sequence, bytes (sim_rc_seq()) */
 };
 
 struct sim_echoq {
@@ -282,7 +283,8 @@ void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
-int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt);
+int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
+		       u64 ack_seq);
 void sim_flow_int(struct sim *s, u32 i);
 void sim_flows_free(struct sim *s);
 void sim_flow_xon_close(struct sim *s, struct sim_flow *f);
@@ -296,6 +298,7 @@ void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t);
 void sim_rc_init(struct sim *s, u32 i);
 bool sim_rc_may_send(const struct sim *s, const struct sim_flow *f);
 u32 sim_rc_pkt_bytes(const struct sim *s, const struct sim_flow *f, u32 psn);
+u64 sim_rc_seq(const struct sim *s, const struct sim_flow *f, u32 psn);
 void sim_rc_sent(struct sim *s, u32 i, u32 psn, u32 bytes);
 bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx);
 void sim_rc_ack(struct sim *s, u32 i, u32 psn);
