@@ -57,6 +57,11 @@ echo "check: simulator tests"
 tests/sim/run.sh 2>&1 | tee "$log"
 add_counts "simulator tests" "${PIPESTATUS[0]}"
 
+# The MPI collectives benchmark checks what it measures (bench/mpi).
+echo "check: MPI collectives benchmark, host self-test"
+bench/mpi/selftest.sh 2>&1 | tee "$log"
+add_counts "MPI benchmark self-test" "${PIPESTATUS[0]}"
+
 # A few seconds of each libFuzzer target (tests/fuzz; `make fuzz` runs long).
 echo "check: fuzz targets (short runs)"
 make -s -C tests/fuzz check 2>&1 | tee "$log"
