@@ -527,6 +527,24 @@ static int e_retry(enum ibv_qp_state state, char *err, size_t el)
 }
 
 /*
+ * An 8-byte WRITE of e_tail(), posted again every 200 us while the SQ is
+ * full (ENOMEM), until 1 s after @t0.  The result of the last post.
+ */
+static int e_tail_post(uint64_t wr_id, uint64_t laddr, uint32_t lkey,
+		       uint64_t raddr, unsigned int flags, int64_t t0)
+{
+	int ret;
+
+	for (;;) {
+		ret = e_post_flags(IBV_WR_RDMA_WRITE, wr_id, laddr, 8, lkey,
+				   raddr, srv.rkey, flags);
+		if (ret != ENOMEM || e_now_us() - t0 >= 1000000)
+			return ret;
+		usleep(200);
+	}
+}
+
+/*
  * An unsignaled tail.  Unsignaled WRITEs are posted until the SQ refuses
  * one (ENOMEM) or 64 went.  With ACK coalescing their packets ask for no
  * ACK, and nothing follows them: the requester's tail timer must get them
@@ -568,11 +586,8 @@ static int e_tail(int sqd, char *err, size_t el)
 		return -1;
 	}
 	t0 = e_now_us();
-	while (ret == ENOMEM && e_now_us() - t0 < 1000000) {
-		usleep(200);
-		ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7aff, laddr, 8, lkey,
-				   srv.addr, srv.rkey, 0);
-	}
+	if (ret == ENOMEM)
+		ret = e_tail_post(0x7aff, laddr, lkey, srv.addr, 0, t0);
 	us = e_now_us() - t0;
 	if (ret) {
 		snprintf(err, el, "SQ full (%d WRITEs) still after %lld ms: %s",
@@ -590,10 +605,8 @@ static int e_tail(int sqd, char *err, size_t el)
 	 * took the first one, the next post found the SQ full again): the
 	 * signaled WRITE waits for a slot within the same second.
 	 */
-	do {
-		ret = e_post_flags(IBV_WR_RDMA_WRITE, 0x7b00, laddr, 8, lkey,
-				   srv.addr + 8, srv.rkey, IBV_SEND_SIGNALED);
-	} while (ret == ENOMEM && e_now_us() - t0 < 1000000 && !usleep(200));
+	ret = e_tail_post(0x7b00, laddr, lkey, srv.addr + 8, IBV_SEND_SIGNALED,
+			  t0);
 	if (ret) {
 		snprintf(err, el, "signaled WRITE after %lld ms: %s",
 			 (long long)(e_now_us() - t0) / 1000, strerror(ret));
