@@ -87,7 +87,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = sroce_av_check(init->ah_attr);
 	if (err)
 		return err;
-	err = sroce_res_get(sdev, SROCE_RES_AH, SROCE_MAX_AH);
+	err = sroce_res_get(sdev, SROCE_RES_AH, sdev->attr.max_ah);
 	if (err)
 		return err;
 

@@ -81,7 +81,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (nslots < 0)
 		return nslots;
 
-	err = sroce_res_get(sdev, SROCE_RES_CQ, SROCE_MAX_CQ);
+	err = sroce_res_get(sdev, SROCE_RES_CQ, sdev->attr.max_cq);
 	if (err)
 		return err;
 

@@ -36,7 +36,9 @@
 #include "cc_sysfs.h"
 #include "counters.h"
 #include "device.h"
+#include "limits.h"
 #include "restrack.h"
+#include "testhook.h"
 #include "pkt.h"
 #include "fr.h"
 #include "mcast.h"
@@ -303,35 +305,26 @@ static void sroce_fill_attr(struct sroce_dev *sdev)
 	a->max_mr_size = U64_MAX;
 	a->page_size_cap = PAGE_SIZE;
 	a->vendor_id = SROCE_VENDOR_ID;
-	a->max_qp = SROCE_MAX_QP;
 	a->max_qp_wr = SROCE_MAX_QP_WR;
 	a->device_cap_flags =
 		IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_SYS_IMAGE_GUID |
 		IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_MEM_MGT_EXTENSIONS |
 		IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
-	a->max_mw = SROCE_MAX_MW;
 	a->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
 	a->max_sge_rd = SROCE_MAX_SGE;
-	a->max_cq = SROCE_MAX_CQ;
 	a->max_cqe = SROCE_MAX_CQE;
-	a->max_mr = SROCE_MAX_MR;
-	a->max_pd = SROCE_MAX_PD;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOM;
-	a->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOM;
 	a->atomic_cap = IB_ATOMIC_HCA;
-	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
-	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_TOTAL_ATTACH;
-	a->max_ah = SROCE_MAX_AH;
-	a->max_srq = SROCE_MAX_SRQ;
 	a->max_srq_wr = SROCE_MAX_SRQ_WR;
 	a->max_srq_sge = SROCE_MAX_SRQ_SGE;
 	a->max_pkeys = SROCE_MAX_PKEYS;
 	a->local_ca_ack_delay = 15; /* 4.096 us * 2^15 = 134 ms */
+	sroce_limits_fill(a); /* object counts: module parameters */
 }
 
 /* Everything that needs neither rtnl nor a name. */

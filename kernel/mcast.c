@@ -106,8 +106,8 @@ struct sroce_mcast {
 	 * softirq use RCU instead.
 	 */
 	struct mutex lock;
-	unsigned int ngroups; /* listed groups, <= SROCE_MAX_MCAST_GRP */
-	unsigned int nattach; /* members of all groups, <= ..._TOTAL_ATTACH */
+	unsigned int ngroups; /* listed groups, <= attr.max_mcast_grp */
+	unsigned int nattach; /* members of all groups, <= attr.max_total_... */
 	struct hlist_head groups[SROCE_MCAST_BUCKETS];
 };
 
@@ -358,16 +358,19 @@ static void sroce_mcm_remove_locked(struct sroce_dev *sdev, struct sroce_mcg *g,
  * Room for one more member of @g (NULL: a new group)?  IBA 11.3.6 limits:
  * max_mcast_grp, max_mcast_qp_attach, max_total_mcast_qp_attach.
  */
-static int sroce_mcast_room_locked(struct sroce_mcast *m,
+static int sroce_mcast_room_locked(const struct sroce_dev *sdev,
 				   const struct sroce_mcg *g)
 {
+	const struct ib_device_attr *a = &sdev->attr;
+	const struct sroce_mcast *m = sdev->mcast;
+
 	lockdep_assert_held(&m->lock);
 
-	if (m->nattach >= SROCE_MAX_MCAST_TOTAL_ATTACH)
+	if (m->nattach >= a->max_total_mcast_qp_attach)
 		return -ENOMEM;
 	if (!g)
-		return m->ngroups < SROCE_MAX_MCAST_GRP ? 0 : -ENOMEM;
-	return g->nmembers < SROCE_MAX_MCAST_QP_ATTACH ? 0 : -ENOMEM;
+		return m->ngroups < a->max_mcast_grp ? 0 : -ENOMEM;
+	return g->nmembers < a->max_mcast_qp_attach ? 0 : -ENOMEM;
 }
 
 /* ---- verbs ---- */
@@ -431,7 +434,7 @@ static int sroce_mcast_add(struct sroce_dev *sdev, struct sroce_qp *qp,
 	g = sroce_mcg_find_locked(m, gid);
 	if (g && sroce_mcm_find_locked(m, g, qp))
 		return -EEXIST;
-	err = sroce_mcast_room_locked(m, g);
+	err = sroce_mcast_room_locked(sdev, g);
 	if (err)
 		return err;
 	if (!g) {

@@ -52,8 +52,8 @@ static struct sroce_mr *sroce_mr_alloc_entry(struct sroce_dev *sdev, int access,
 	struct sroce_mr *mr;
 	int err;
 
-	err = mw ? sroce_res_get(sdev, SROCE_RES_MW, SROCE_MAX_MW) :
-		   sroce_res_get(sdev, SROCE_RES_MR, SROCE_MAX_MR);
+	err = mw ? sroce_res_get(sdev, SROCE_RES_MW, sdev->attr.max_mw) :
+		   sroce_res_get(sdev, SROCE_RES_MR, sdev->attr.max_mr);
 	if (err)
 		return ERR_PTR(err);
 

@@ -10,7 +10,9 @@
 
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return sroce_res_get(to_sdev(ibpd->device), SROCE_RES_PD, SROCE_MAX_PD);
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+
+	return sroce_res_get(sdev, SROCE_RES_PD, sdev->attr.max_pd);
 }
 
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

@@ -245,7 +245,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_check_init(ibqp, init, udata);
 	if (err)
 		return err;
-	err = sroce_res_get(sdev, SROCE_RES_QP, SROCE_MAX_QP);
+	err = sroce_res_get(sdev, SROCE_RES_QP, sdev->attr.max_qp);
 	if (err)
 		return err;
 

@@ -45,7 +45,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = sroce_srq_check_init(init);
 	if (err)
 		return err;
-	err = sroce_res_get(sdev, SROCE_RES_SRQ, SROCE_MAX_SRQ);
+	err = sroce_res_get(sdev, SROCE_RES_SRQ, sdev->attr.max_srq);
 	if (err)
 		return err;
 

@@ -6,7 +6,7 @@
 # Sourced by tests/integration/t-*.sh, run.sh and tests/demo.sh.  Provides
 #   - KTAP output: ktap_begin, ktap_pass, ktap_fail, ktap_skip, ktap_check,
 #     diag, ktap_done (prints "N passed, N failed, N skipped" and exits);
-#   - module handling: load_sroce, unload_sroce;
+#   - module handling: load_sroce, unload_sroce, set_limits, restore_limits;
 #   - topologies built from network namespaces, WireGuard netns.sh style
 #     (each with its diagram below): make_two_ns, make_init_veth, topo_reset;
 #   - two_ns_start, the usual first two results of a test on make_two_ns;
@@ -286,6 +286,29 @@ load_sroce() {
 unload_sroce() {
 	[ -e /sys/module/sroce ] || return 0
 	rmmod sroce
+}
+
+# set_limits NAME=VALUE...: the object limits (kernel/limits.c, module
+# parameters max_qp, max_pd, ...) of the devices created from now on; the
+# old values are kept for restore_limits.  A test lowers them around the
+# creation of its devices only, since a device keeps what it was created
+# with.
+limits_saved=()
+set_limits() {
+	local kv p
+	for kv; do
+		p=/sys/module/sroce/parameters/${kv%%=*}
+		limits_saved+=("${kv%%=*}=$(cat "$p")") || return 1
+		echo "${kv#*=}" >"$p" || return 1
+	done
+}
+
+restore_limits() {
+	local kv
+	for kv in "${limits_saved[@]}"; do
+		echo "${kv#*=}" >"/sys/module/sroce/parameters/${kv%%=*}"
+	done
+	limits_saved=()
 }
 
 # ---------------------------------------------------------------------------

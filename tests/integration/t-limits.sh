@@ -16,7 +16,13 @@
 # Every kind runs, QP (16384) and AH (65536) included: about 6 s and 14 s
 # under TCG since destroy no longer waits for an RCU grace period per
 # object (a normal one took 23 ms each, an expedited one IPIs every CPU;
-# see ah.c and qp.c).  The multicast limits are checked by t-mcast.
+# see ah.c and qp.c).  On the debug kernel an object costs milliseconds
+# (65534 PDs: 73 s to create, 135 s to destroy), so there sroce1 is created
+# with lower limits (module parameters, kernel/limits.c): the same paths at
+# a size that fits.  The parameters themselves are checked first: a value
+# out of range is refused and changes nothing, and a device created after
+# a change advertises and enforces the new limit while older devices keep
+# theirs.  The multicast limits are checked by t-mcast.
 #
 # Topology: make_two_ns (see lib.sh); only sroce1 in ns1 is used.
 
@@ -31,12 +37,16 @@ nsz=$("$sz" -P 2>/dev/null || echo 1)
 cr=$(dp_tool dp_cqresize)
 ncr=$("$cr" -P 2>/dev/null || echo 1)
 kinds=(pd mr mw cq srq qp ah)
-ktap_begin $((3 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
+ktap_begin $((3 + 4 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
 	"advertised object limits, SRQ and CQ resize"
 
 ktap_result "dp_limits and dp_srqresize built (make -C tests/datapath)" \
 	"$([ -n "$lim" ] && [ -n "$sz" ]; echo $?)"
+load_sroce && [ -n "${SROCE_DEBUG_KERNEL:-}" ] &&
+	set_limits max_pd=2048 max_mr=2048 max_mw=2048 max_cq=2048 \
+		max_srq=512 max_qp=1024 max_ah=2048
 two_ns_start
+restore_limits
 if [ -z "$lim" ] || [ -z "$sz" ]; then
 	ktap_skip_rest "dp_limits or dp_srqresize not built"
 	ktap_done
@@ -47,6 +57,50 @@ g=$g1
 res_count() {
 	rdma resource show "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p"
 }
+
+# adv DEV ATTR: what ibv_devinfo -v says of ATTR.
+adv() {
+	ibv_devinfo -v -d "$1" | sed -n "s/^[[:space:]]*$2:[[:space:]]*\([0-9]*\).*/\1/p"
+}
+
+# --- the limit parameters ------------------------------------------------------
+
+par=/sys/module/sroce/parameters
+old_qp=$(cat $par/max_qp)
+bad=0
+for v in 0 15 16385 -1 x; do
+	echo "$v" 2>/dev/null >$par/max_qp && bad=$((bad + 1))
+done
+ktap_result "max_qp refuses 0, 15, 16385, -1 and x and keeps $old_qp" \
+	"$([ $bad = 0 ] && [ "$(cat $par/max_qp)" = "$old_qp" ]; echo $?)" \
+	"$bad writes accepted, now $(cat $par/max_qp)"
+
+old_pd=$(cat $par/max_pd)
+echo 40 >$par/max_pd
+ip -n ns1 link add v9 type veth peer name v10 &&
+	ip -n ns1 addr add 10.99.0.1/24 dev v9 &&
+	ip -n ns1 link set v9 up && ip -n ns1 link set v10 up &&
+	add_link sroce9 sroce v9 ns1 && wait_gid sroce9 10.99.0.1
+rc=$?
+echo "$old_pd" >$par/max_pd
+ktap_result "sroce9, created with max_pd=40, advertises 40; sroce1 keeps $(adv sroce1 max_pd)" \
+	"$([ $rc = 0 ] && [ "$(adv sroce9 max_pd)" = 40 ] &&
+		[ "$(adv sroce1 max_pd)" = "$old_pd" ]; echo $?)" \
+	"sroce9 $(adv sroce9 max_pd 2>&1)"
+held=$(($(res_count sroce9 pd) + 1))
+out=$(ip netns exec ns1 timeout 120 "$lim" -d sroce9 \
+	-g "$(gid_index sroce9 10.99.0.1)" pd 2>&1)
+read -r _ _ max made err _ <<<"$(grep "^LIMIT pd " <<<"$out")"
+ktap_result "sroce9 refuses PD $((40 - held + 1)) with ENOMEM ($held held)" \
+	"$([ "${max:-}" = 40 ] && [ "${made:-}" = $((40 - held)) ] &&
+		[ "${err:-}" = 12 ]; echo $?)" "$out"
+del_link sroce9
+ip -n ns1 link del v9
+ktap_result "sroce9 deleted, max_pd back to $old_pd" \
+	"$([ ! -e /sys/class/infiniband/sroce9 ] &&
+		[ "$(cat $par/max_pd)" = "$old_pd" ]; echo $?)"
+
+# --- each kind up to its limit ---------------------------------------------------
 
 before=$(rdma resource show sroce1)
 diag "before: $before"
