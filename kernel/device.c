@@ -496,6 +496,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	mutex_lock(&sroce_dev_lock);
 	gone = sdev->ndev_gone || sdev->dying;
+	sroce_test_delay(SROCE_TEST_NEWLINK_SYSFS); /* t-link's race */
 	if (!gone)
 		err = sroce_cc_sysfs_add(sdev);
 	mutex_unlock(&sroce_dev_lock);

@@ -16,7 +16,8 @@
 # for the file running when the budget runs out, kmemleak and power-off.
 #
 # sroce.ko is built against the debug kernel in build/debug/mod/ (a copy of
-# the module's sources), so the tree's own kernel/sroce.ko stays the one
+# the module's sources, with the race delays of kernel/testhook.h:
+# SROCE_TEST_HOOKS=1), so the tree's own kernel/sroce.ko stays the one
 # for Debian's kernel.  Any detector report fails the run: tests/vm/vm-run
 # scans the console and dmesg, tests/integration/run.sh reads kmemleak
 # after every file.  Results: build/check-debug-results/.
@@ -74,7 +75,7 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 	Kbuild kernel include tests/kmod "$mod/" ||
 	fail "cannot copy the module sources"
 for m in "$mod" "$mod/kmod"; do
-	make -C "$dk/obj" M="$m" modules >"$m/build.log" 2>&1 ||
+	make -C "$dk/obj" M="$m" SROCE_TEST_HOOKS=1 modules >"$m/build.log" 2>&1 ||
 		{ tail -n 30 "$m/build.log"; fail "$m does not build against the debug kernel"; }
 	if grep -E '(warning|error):' "$m/build.log"; then
 		fail "$m builds with warnings against the debug kernel"

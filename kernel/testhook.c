@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * testhook.c - the delays of testhook.h, in SROCE_TEST_HOOKS builds only.
+ *
+ * /sys/module/sroce/parameters/test_<hook>_ms: how long the next passes
+ * through the hook sleep, in milliseconds (at most 10 s; 0: none).  Tests
+ * set it around the one operation they race and put it back to 0.
+ */
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+
+#include "testhook.h"
+
+#define SROCE_TEST_MAX_MS 10000
+
+static unsigned int sroce_test_ms[SROCE_TEST_NR]; /* READ_ONCE */
+
+module_param_named(test_newlink_sysfs_ms,
+		   sroce_test_ms[SROCE_TEST_NEWLINK_SYSFS], uint, 0644);
+MODULE_PARM_DESC(test_newlink_sysfs_ms,
+		 "test hook: newlink sleeps this long before adding ecn/");
+
+void sroce_test_delay(enum sroce_test_hook hook)
+{
+	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
+
+	might_sleep();
+	if (ms)
+		msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
+}

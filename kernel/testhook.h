@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * testhook.h - delays a test can inject into race windows.
+ *
+ * Only a module built with SROCE_TEST_HOOKS=1 (scripts/check-debug.sh
+ * builds it so for the debug kernel) has them: a module parameter per
+ * hook, test_<hook>_ms, 0 by default.  A normal build has neither the
+ * parameters nor any code for them.  Each hook sits where a race found by
+ * reading needs an unlucky schedule to show, so that its test can make
+ * the schedule happen every time.
+ */
+#ifndef SROCE_TESTHOOK_H
+#define SROCE_TESTHOOK_H
+
+enum sroce_test_hook {
+	/* newlink, after registration, before the ecn/ directories. */
+	SROCE_TEST_NEWLINK_SYSFS,
+	SROCE_TEST_NR,
+};
+
+#ifdef SROCE_TEST_HOOKS
+void sroce_test_delay(enum sroce_test_hook hook);
+#else
+static inline void sroce_test_delay(enum sroce_test_hook hook)
+{
+}
+#endif
+
+#endif /* SROCE_TESTHOOK_H */
