@@ -22,18 +22,6 @@ struct sroce_limit {
 	unsigned int max;
 };
 
-/*
- * At least 16 of each object: ib_mad and rdma_cm hold a PD, CQs and the
- * GSI QP on every device, and a device that cannot hold them is useless.
- */
-#define SROCE_LIMIT(name, lo, hi)                                          \
-	static struct sroce_limit sroce_lim_##name = {                     \
-		.val = (hi), .min = (lo), .max = (hi)                      \
-	};                                                                 \
-	module_param_cb(name, &sroce_limit_ops, &sroce_lim_##name, 0644); \
-	MODULE_PARM_DESC(name, "limit of the devices created from now on " \
-			 "(at least " #lo ", at most the default)")
-
 static int sroce_limit_set(const char *s, const struct kernel_param *kp)
 {
 	struct sroce_limit *l = kp->arg;
@@ -61,27 +49,54 @@ static const struct kernel_param_ops sroce_limit_ops = {
 	.get = sroce_limit_get,
 };
 
-SROCE_LIMIT(max_qp, 16, SROCE_MAX_QP);
-SROCE_LIMIT(max_cq, 16, SROCE_MAX_CQ);
-SROCE_LIMIT(max_mr, 16, SROCE_MAX_MR);
-SROCE_LIMIT(max_mw, 16, SROCE_MAX_MW);
-SROCE_LIMIT(max_pd, 16, SROCE_MAX_PD);
-SROCE_LIMIT(max_ah, 16, SROCE_MAX_AH);
-SROCE_LIMIT(max_srq, 16, SROCE_MAX_SRQ);
-SROCE_LIMIT(max_mcast_grp, 1, SROCE_MAX_MCAST_GRP);
-SROCE_LIMIT(max_total_mcast_qp_attach, 1, SROCE_MAX_MCAST_TOTAL_ATTACH);
+/*
+ * At least 16 of each object: ib_mad and rdma_cm hold a PD, CQs and the
+ * GSI QP on every device, and a device that cannot hold them is useless.
+ */
+static struct sroce_limit sroce_lim_qp = { SROCE_MAX_QP, 16, SROCE_MAX_QP };
+static struct sroce_limit sroce_lim_cq = { SROCE_MAX_CQ, 16, SROCE_MAX_CQ };
+static struct sroce_limit sroce_lim_mr = { SROCE_MAX_MR, 16, SROCE_MAX_MR };
+static struct sroce_limit sroce_lim_mw = { SROCE_MAX_MW, 16, SROCE_MAX_MW };
+static struct sroce_limit sroce_lim_pd = { SROCE_MAX_PD, 16, SROCE_MAX_PD };
+static struct sroce_limit sroce_lim_ah = { SROCE_MAX_AH, 16, SROCE_MAX_AH };
+static struct sroce_limit sroce_lim_srq = { SROCE_MAX_SRQ, 16, SROCE_MAX_SRQ };
+static struct sroce_limit sroce_lim_mcg = { SROCE_MAX_MCAST_GRP, 1,
+					    SROCE_MAX_MCAST_GRP };
+static struct sroce_limit sroce_lim_mca = { SROCE_MAX_MCAST_TOTAL_ATTACH, 1,
+					    SROCE_MAX_MCAST_TOTAL_ATTACH };
+
+#define SROCE_LIMIT_DESC "limit of the devices created from now on"
+
+module_param_cb(max_qp, &sroce_limit_ops, &sroce_lim_qp, 0644);
+MODULE_PARM_DESC(max_qp, SROCE_LIMIT_DESC " (16..16384)");
+module_param_cb(max_cq, &sroce_limit_ops, &sroce_lim_cq, 0644);
+MODULE_PARM_DESC(max_cq, SROCE_LIMIT_DESC " (16..16384)");
+module_param_cb(max_mr, &sroce_limit_ops, &sroce_lim_mr, 0644);
+MODULE_PARM_DESC(max_mr, SROCE_LIMIT_DESC " (16..65536)");
+module_param_cb(max_mw, &sroce_limit_ops, &sroce_lim_mw, 0644);
+MODULE_PARM_DESC(max_mw, SROCE_LIMIT_DESC " (16..65536)");
+module_param_cb(max_pd, &sroce_limit_ops, &sroce_lim_pd, 0644);
+MODULE_PARM_DESC(max_pd, SROCE_LIMIT_DESC " (16..65536)");
+module_param_cb(max_ah, &sroce_limit_ops, &sroce_lim_ah, 0644);
+MODULE_PARM_DESC(max_ah, SROCE_LIMIT_DESC " (16..65536)");
+module_param_cb(max_srq, &sroce_limit_ops, &sroce_lim_srq, 0644);
+MODULE_PARM_DESC(max_srq, SROCE_LIMIT_DESC " (16..4096)");
+module_param_cb(max_mcast_grp, &sroce_limit_ops, &sroce_lim_mcg, 0644);
+MODULE_PARM_DESC(max_mcast_grp, SROCE_LIMIT_DESC " (1..8192)");
+module_param_cb(max_total_mcast_qp_attach, &sroce_limit_ops, &sroce_lim_mca,
+		0644);
+MODULE_PARM_DESC(max_total_mcast_qp_attach, SROCE_LIMIT_DESC " (1..65536)");
 
 void sroce_limits_fill(struct ib_device_attr *a)
 {
-	a->max_qp = READ_ONCE(sroce_lim_max_qp.val);
-	a->max_cq = READ_ONCE(sroce_lim_max_cq.val);
-	a->max_mr = READ_ONCE(sroce_lim_max_mr.val);
-	a->max_mw = READ_ONCE(sroce_lim_max_mw.val);
-	a->max_pd = READ_ONCE(sroce_lim_max_pd.val);
-	a->max_ah = READ_ONCE(sroce_lim_max_ah.val);
-	a->max_srq = READ_ONCE(sroce_lim_max_srq.val);
-	a->max_mcast_grp = READ_ONCE(sroce_lim_max_mcast_grp.val);
-	a->max_total_mcast_qp_attach =
-		READ_ONCE(sroce_lim_max_total_mcast_qp_attach.val);
+	a->max_qp = READ_ONCE(sroce_lim_qp.val);
+	a->max_cq = READ_ONCE(sroce_lim_cq.val);
+	a->max_mr = READ_ONCE(sroce_lim_mr.val);
+	a->max_mw = READ_ONCE(sroce_lim_mw.val);
+	a->max_pd = READ_ONCE(sroce_lim_pd.val);
+	a->max_ah = READ_ONCE(sroce_lim_ah.val);
+	a->max_srq = READ_ONCE(sroce_lim_srq.val);
+	a->max_mcast_grp = READ_ONCE(sroce_lim_mcg.val);
+	a->max_total_mcast_qp_attach = READ_ONCE(sroce_lim_mca.val);
 	a->max_res_rd_atom = a->max_qp * SROCE_MAX_RD_ATOM;
 }
