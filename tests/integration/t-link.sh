@@ -207,14 +207,14 @@ ktap_result "the racing adds left no device or module reference" \
 	"$([ $ok = 0 ] && [ "$ref0" = "$ref1" ]; echo $?)" \
 	"devices: $(ls /sys/class/infiniband) refcnt $ref0 -> $ref1"
 
-# The same race made certain, in a module built with SROCE_TEST_HOOKS=1
-# (scripts/check-debug.sh): newlink sleeps 3 s between its check of
-# ndev_gone and adding ecn/ (kernel/testhook.h), and the veth goes as soon
-# as the device is registered, so the notifier's unregistration runs
-# inside that window.  Before the fix its dealloc_driver freed the
-# congestion control state that newlink then filled in (a use-after-free
-# in sroce_cc_sysfs_add that KASAN reports); now the notifier waits for
-# newlink, and the device goes with complete directories.
+# The same race with a wider window, in a module built with
+# SROCE_TEST_HOOKS=1 (scripts/check-debug.sh): newlink sleeps 3 s between
+# its check of ndev_gone and adding ecn/ (kernel/testhook.h), and the veth
+# goes as soon as the device shows in sysfs.  Not yet a reproducer: on the
+# debug kernel the deletion still landed before newlink's check (the
+# device shows in sysfs before ib_register_device returns), so the
+# pre-fix module passed it too (2026-12-02); the test needs to wait for
+# newlink to enter the hook (a hit count) before it deletes the veth.
 hook=/sys/module/sroce/parameters/test_newlink_sysfs_ms
 if [ -w $hook ]; then
 	ref0=$(cat /sys/module/sroce/refcnt)
