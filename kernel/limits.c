@@ -28,7 +28,7 @@ static int sroce_limit_set(const char *s, const struct kernel_param *kp)
 	unsigned int v;
 	int err;
 
-	err = kstrtouint(s, 0, &v);
+	err = kstrtouint(s, 10, &v);
 	if (err)
 		return err;
 	if (v < l->min || v > l->max)

@@ -120,6 +120,8 @@ ktap_skip_rest() {
 # planned test reported.
 ktap_done() {
 	local rc=0
+	# A file that exits early must not leave lowered limits behind.
+	[ ${#limits_saved[@]} -gt 0 ] && restore_limits
 	if [ $ktap_n -ne $ktap_plan ]; then
 		diag "planned $ktap_plan tests but ran $ktap_n"
 		while [ $ktap_n -lt $ktap_plan ]; do
@@ -304,8 +306,10 @@ set_limits() {
 }
 
 restore_limits() {
-	local kv
-	for kv in "${limits_saved[@]}"; do
+	local kv i
+	# Newest first, so a name set twice gets its original value back.
+	for ((i = ${#limits_saved[@]} - 1; i >= 0; i--)); do
+		kv=${limits_saved[i]}
 		echo "${kv#*=}" >"/sys/module/sroce/parameters/${kv%%=*}"
 	done
 	limits_saved=()
