@@ -65,30 +65,34 @@ static struct sroce_limit sroce_lim_mcg = { SROCE_MAX_MCAST_GRP, 1,
 static struct sroce_limit sroce_lim_mca = { SROCE_MAX_MCAST_TOTAL_ATTACH, 1,
 					    SROCE_MAX_MCAST_TOTAL_ATTACH };
 
-#define SROCE_LIMIT_DESC "limit of the devices created from now on"
+/* The range is in usage.rst; reading a parameter first shows its maximum. */
+#define SROCE_LIMIT_DESC \
+	"limit of the devices created from now on (default: the maximum)"
 
 module_param_cb(max_qp, &sroce_limit_ops, &sroce_lim_qp, 0644);
-MODULE_PARM_DESC(max_qp, SROCE_LIMIT_DESC " (16..16384)");
+MODULE_PARM_DESC(max_qp, SROCE_LIMIT_DESC);
 module_param_cb(max_cq, &sroce_limit_ops, &sroce_lim_cq, 0644);
-MODULE_PARM_DESC(max_cq, SROCE_LIMIT_DESC " (16..16384)");
+MODULE_PARM_DESC(max_cq, SROCE_LIMIT_DESC);
 module_param_cb(max_mr, &sroce_limit_ops, &sroce_lim_mr, 0644);
-MODULE_PARM_DESC(max_mr, SROCE_LIMIT_DESC " (16..65536)");
+MODULE_PARM_DESC(max_mr, SROCE_LIMIT_DESC);
 module_param_cb(max_mw, &sroce_limit_ops, &sroce_lim_mw, 0644);
-MODULE_PARM_DESC(max_mw, SROCE_LIMIT_DESC " (16..65536)");
+MODULE_PARM_DESC(max_mw, SROCE_LIMIT_DESC);
 module_param_cb(max_pd, &sroce_limit_ops, &sroce_lim_pd, 0644);
-MODULE_PARM_DESC(max_pd, SROCE_LIMIT_DESC " (16..65536)");
+MODULE_PARM_DESC(max_pd, SROCE_LIMIT_DESC);
 module_param_cb(max_ah, &sroce_limit_ops, &sroce_lim_ah, 0644);
-MODULE_PARM_DESC(max_ah, SROCE_LIMIT_DESC " (16..65536)");
+MODULE_PARM_DESC(max_ah, SROCE_LIMIT_DESC);
 module_param_cb(max_srq, &sroce_limit_ops, &sroce_lim_srq, 0644);
-MODULE_PARM_DESC(max_srq, SROCE_LIMIT_DESC " (16..4096)");
+MODULE_PARM_DESC(max_srq, SROCE_LIMIT_DESC);
 module_param_cb(max_mcast_grp, &sroce_limit_ops, &sroce_lim_mcg, 0644);
-MODULE_PARM_DESC(max_mcast_grp, SROCE_LIMIT_DESC " (1..8192)");
+MODULE_PARM_DESC(max_mcast_grp, SROCE_LIMIT_DESC);
 module_param_cb(max_total_mcast_qp_attach, &sroce_limit_ops, &sroce_lim_mca,
 		0644);
-MODULE_PARM_DESC(max_total_mcast_qp_attach, SROCE_LIMIT_DESC " (1..65536)");
+MODULE_PARM_DESC(max_total_mcast_qp_attach, SROCE_LIMIT_DESC);
 
 void sroce_limits_fill(struct ib_device_attr *a)
 {
+	unsigned int grp, per_grp;
+
 	a->max_qp = READ_ONCE(sroce_lim_qp.val);
 	a->max_cq = READ_ONCE(sroce_lim_cq.val);
 	a->max_mr = READ_ONCE(sroce_lim_mr.val);
@@ -96,7 +100,15 @@ void sroce_limits_fill(struct ib_device_attr *a)
 	a->max_pd = READ_ONCE(sroce_lim_pd.val);
 	a->max_ah = READ_ONCE(sroce_lim_ah.val);
 	a->max_srq = READ_ONCE(sroce_lim_srq.val);
-	a->max_mcast_grp = READ_ONCE(sroce_lim_mcg.val);
-	a->max_total_mcast_qp_attach = READ_ONCE(sroce_lim_mca.val);
+	/*
+	 * A group exists only while a QP is attached to it, so no more
+	 * groups than attachments; and no more attachments than the groups
+	 * can hold, so that each advertised limit can be reached.
+	 */
+	grp = min(READ_ONCE(sroce_lim_mcg.val), READ_ONCE(sroce_lim_mca.val));
+	per_grp = SROCE_MAX_MCAST_QP_ATTACH;
+	a->max_mcast_grp = grp;
+	a->max_total_mcast_qp_attach =
+		min(READ_ONCE(sroce_lim_mca.val), grp * per_grp);
 	a->max_res_rd_atom = a->max_qp * SROCE_MAX_RD_ATOM;
 }

@@ -2,10 +2,13 @@
 /*
  * limits.h - object limits a device is created with.
  *
- * Each limit of enum sroce_limits that counts objects (QPs, CQs, MRs, ...)
- * has a module parameter, writable at run time, that may lower it for the
- * devices created afterwards; a device keeps the limits it was created
- * with (query_device advertises them, object creation enforces them).  As
+ * The limits that count a device's objects (QPs, CQs, MRs, MWs, PDs, AHs,
+ * SRQs, multicast groups and multicast attachments) each have a module
+ * parameter, writable at run time, that may lower it for the devices
+ * created afterwards (the sizes of one object, such as queue depths, SGEs
+ * or the attachments of one group, have none); a device keeps the limits
+ * it was created with (query_device advertises them, object creation
+ * enforces them).  As
  * mlx5's profiles do, this lets a host, or a test on a slow kernel, size
  * a device below the compile-time maxima.
  */

@@ -37,7 +37,7 @@ nsz=$("$sz" -P 2>/dev/null || echo 1)
 cr=$(dp_tool dp_cqresize)
 ncr=$("$cr" -P 2>/dev/null || echo 1)
 kinds=(pd mr mw cq srq qp ah)
-ktap_begin $((3 + 4 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
+ktap_begin $((3 + 5 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
 	"advertised object limits, SRQ and CQ resize"
 
 ktap_result "dp_limits and dp_srqresize built (make -C tests/datapath)" \
@@ -76,18 +76,26 @@ ktap_result "max_qp refuses 0, 15, 16385, -1 and x and keeps $old_qp" \
 	"$bad writes accepted, now $(cat $par/max_qp)"
 
 old_pd=$(cat $par/max_pd)
+old_mcg=$(cat $par/max_mcast_grp)
 s1_pd=$(adv sroce1 max_pd)
 echo 40 >$par/max_pd
+echo 2 >$par/max_mcast_grp
 ip -n ns1 link add v9 type veth peer name v10 &&
 	ip -n ns1 addr add 10.99.0.1/24 dev v9 &&
 	ip -n ns1 link set v9 up && ip -n ns1 link set v10 up &&
 	add_link sroce9 sroce v9 ns1 && wait_gid sroce9 10.99.0.1
 rc=$?
 echo "$old_pd" >$par/max_pd
+echo "$old_mcg" >$par/max_mcast_grp
 ktap_result "sroce9, created with max_pd=40, advertises 40; sroce1 keeps $s1_pd" \
 	"$([ $rc = 0 ] && [ "$(adv sroce9 max_pd)" = 40 ] &&
 		[ "$(adv sroce1 max_pd)" = "$s1_pd" ]; echo $?)" \
 	"sroce9 $(adv sroce9 max_pd 2>&1)"
+# Two groups hold at most 2 x 56 attachments: the total is advertised so.
+ktap_result "sroce9, created with max_mcast_grp=2, advertises 2 groups and 112 attachments" \
+	"$([ "$(adv sroce9 max_mcast_grp)" = 2 ] &&
+		[ "$(adv sroce9 max_total_mcast_qp_attach)" = 112 ]; echo $?)" \
+	"sroce9 $(adv sroce9 max_mcast_grp 2>&1) $(adv sroce9 max_total_mcast_qp_attach 2>&1)"
 held=$(($(res_count sroce9 pd) + 1))
 out=$(ip netns exec ns1 timeout 120 "$lim" -d sroce9 \
 	-g "$(gid_index sroce9 10.99.0.1)" pd 2>&1)
