@@ -5,6 +5,11 @@
  * /sys/module/sroce/parameters/test_<hook>_ms: how long the next passes
  * through the hook sleep, in milliseconds (at most 10 s; 0: none).  Tests
  * set it around the one operation they race and put it back to 0.
+ *
+ * /sys/module/sroce/parameters/test_<hook>_hits (read-only): how many
+ * passes have started such a sleep.  A test that sees it grow knows the
+ * racing operation is inside the window now, not before or after it, and
+ * only then starts the operation it races against.
  */
 #include <linux/delay.h>
 #include <linux/kernel.h>
@@ -15,17 +20,29 @@
 #define SROCE_TEST_MAX_MS 10000
 
 static unsigned int sroce_test_ms[SROCE_TEST_NR]; /* READ_ONCE */
+/*
+ * Incremented with the sleep's start.  Not atomic: a test races one
+ * operation through a hook at a time, and a lost count would only make
+ * that test wait for its timeout and fail, never pass wrongly.
+ */
+static unsigned int sroce_test_hits[SROCE_TEST_NR];
 
 module_param_named(test_newlink_sysfs_ms,
 		   sroce_test_ms[SROCE_TEST_NEWLINK_SYSFS], uint, 0644);
 MODULE_PARM_DESC(test_newlink_sysfs_ms,
 		 "test hook: newlink sleeps this long before adding ecn/");
+module_param_named(test_newlink_sysfs_hits,
+		   sroce_test_hits[SROCE_TEST_NEWLINK_SYSFS], uint, 0444);
+MODULE_PARM_DESC(test_newlink_sysfs_hits,
+		 "test hook: newlink's sleeps before adding ecn/ so far");
 
 void sroce_test_delay(enum sroce_test_hook hook)
 {
 	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
 
 	might_sleep();
-	if (ms)
-		msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
+	if (!ms)
+		return;
+	WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
+	msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
 }

@@ -199,8 +199,8 @@ ktap_result "its IP group is left" $st "$(ip -n ns2 maddr show dev v2)"
 # on the veth i1 (fd01::1) in init_net, where 6.1's rxe works; its output.
 rxe_mckey_join() {
 	if modprobe rdma_rxe && make_init_veth && add_link rxe0 rxe i1 &&
-		wait_gid rxe0 fd01::1 20; then
-		timeout 15 mckey -m "$1" -b fd01::1 -C 1
+		wait_gid rxe0 fd01::1 "$(rounds 20 120)"; then
+		timeout "$(rounds 15 90)" mckey -m "$1" -b fd01::1 -C 1
 	else
 		echo "no rdma_rxe on i1: $(list_gids rxe0 2>&1)"
 	fi
