@@ -515,6 +515,14 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_cq *cq = to_scq(qp->ibqp.send_cq);
+	/*
+	 * done moves while we post (in ERR, a flush per doorbell, each up
+	 * to nslots WQEs of a prod user space keeps at cons + nslots): never
+	 * more than a ring's worth per call, the rest from the work, which
+	 * yields between runs.
+	 */
+	u32 budget = qp->sq.queue.nslots;
+	bool more;
 
 	spin_lock_bh(&req->lock);
 	if (req->posting) {
@@ -522,7 +530,7 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 		return;
 	}
 	req->posting = true;
-	while (req->posted != req->done) {
+	while (req->posted != req->done && budget--) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->posted);
 		struct sroce_cqe cqe = {};
 		bool post = swqe->signaled || swqe->status != IB_WC_SUCCESS;
@@ -549,7 +557,10 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 		spin_lock_bh(&req->lock);
 	}
 	req->posting = false;
+	more = req->posted != req->done;
 	sroce_req_unlock(qp);
+	if (more)
+		sroce_task_schedule(qp);
 }
 
 /* After dropping req.lock: move to ERR if needed, then post CQEs. */
@@ -594,7 +605,16 @@ void sroce_req_flush(struct sroce_qp *qp)
 	u32 idx, prod;
 
 	spin_lock_bh(&req->lock);
-	req->state = IB_QPS_ERR;
+	/*
+	 * Every caller saw req.state ERR (modify_qp and sroce_qp_error()
+	 * set it under this lock first); a modify to RESET since then must
+	 * not be undone by a late flush (a doorbell or the work that read
+	 * ERR before it), as resp.gen guards the receive flush.
+	 */
+	if (req->state != IB_QPS_ERR) {
+		sroce_req_unlock(qp);
+		return;
+	}
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);

@@ -38,11 +38,12 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
 
 #include "dp_tool.h"
 
-#define Q_NTEST 13
+#define Q_NTEST 14
 #define Q_QKEY 0x11111111U
 #define Q_LEN 64
 #define Q_BUF (1 << 20)
@@ -52,6 +53,7 @@
 #define Q_DEPTH 64
 #define Q_RACE_MS 4000
 #define Q_WAIT_MS 5000
+#define Q_FEED_MS 3000
 
 struct q {
 	struct ibv_context *ctx;
@@ -396,6 +398,93 @@ static void case_rq_flush(struct q *t)
 	qside_free(&s);
 }
 
+/* ---- 1b. send CQE posting against a producer that keeps flushing ---- */
+
+/* An empty POST_SEND: the kernel reads the SQ (provider/post.c). */
+struct q_doorbell_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send core;
+};
+
+static void doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct q_doorbell_cmd cmd = {
+		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND,
+			 .in_words = sizeof(cmd) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.core = { .response = (uintptr_t)&resp,
+			  .qp_handle = qp->handle,
+			  .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+	};
+
+	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) < 0)
+		return;
+}
+
+struct feeder {
+	struct qside *s;
+	uint32_t nslots;
+	volatile int started;
+	double end;
+};
+
+/*
+ * In ERR every doorbell flushes what prod shows: keep prod at cons +
+ * nslots and ring, for Q_FEED_MS whatever happens meanwhile.
+ */
+static void *feed_fn(void *arg)
+{
+	struct feeder *f = arg;
+
+	f->started = 1;
+	while (now_ms() < f->end) {
+		st(&f->s->sq->prod, ld(&f->s->sq->cons) + f->nslots);
+		doorbell(f->s->qp);
+	}
+	return NULL;
+}
+
+/*
+ * The modify to ERR posts the flush CQEs of the SQ; a thread that keeps
+ * the SQ full and rings meanwhile must not keep that modify (or any
+ * context) posting for as long as it likes: one ring's worth per call.
+ */
+static void case_sq_post_flood(struct q *t)
+{
+	struct feeder f = { 0 };
+	struct qside s;
+	char why[200];
+	pthread_t th;
+	double ms;
+
+	if (qside_new(t, &s, IBV_QPT_RC, Q_RQ_WR, 1, 4 * Q_DEPTH) ||
+	    to_init(s.qp)) {
+		dpt_report(0, "sq flush: ERR returns while prod keeps moving",
+			   "QP or rings");
+		qside_free(&s);
+		return;
+	}
+	f.s = &s;
+	f.nslots = 1U << s.sq->log2_slots;
+	st(&s.sq->prod, ld(&s.sq->cons) + f.nslots);
+	f.end = now_ms() + Q_FEED_MS;
+	pthread_create(&th, NULL, feed_fn, &f);
+	while (!f.started)
+		;
+	ms = now_ms();
+	to_state(s.qp, IBV_QPS_ERR);
+	ms = now_ms() - ms;
+	pthread_join(th, NULL);
+	snprintf(why, sizeof(why),
+		 "modify to ERR took %.1f ms while a thread fed the SQ for %d ms",
+		 ms, Q_FEED_MS);
+	printf("# %s\n", why);
+	dpt_report(ms < 1000, "sq flush: ERR returns while prod keeps moving",
+		   why);
+	qside_free(&s);
+}
+
 /* ---- 2. SQ prod across RESET ---- */
 
 static void case_sq_reset(struct q *t)
@@ -712,6 +801,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	case_rq_flush(&t);
+	case_sq_post_flood(&t);
 	case_sq_reset(&t);
 	case_reuse(&t);
 	case_modify_race(&t);

@@ -6,7 +6,9 @@
 # RQ's prod at cons + nslots while the QP moves to ERR (the modify returns
 # within 1 s and takes at most nslots WQEs); an SQ prod moved 2^22 ahead
 # before RESET (the ERR modify after it returns within 1 s and flushes
-# nothing); an RC QP RESET with receives and SENDs outstanding and
+# nothing); a thread that keeps the SQ full and rings while the QP moves
+# to ERR does not keep the modify posting flush CQEs (within 1 s); an RC
+# QP RESET with receives and SENDs outstanding and
 # connected again behaves as a new one (one SEND, its own wr_id and data,
 # nothing old completes; a whole SQ completes in order); WQEs posted while
 # another thread loops RTS->RTS modifies all complete (UD, and RC with an
