@@ -609,9 +609,11 @@ void sroce_req_flush(struct sroce_qp *qp)
 	 * Every caller saw req.state ERR (modify_qp and sroce_qp_error()
 	 * set it under this lock first); a modify to RESET since then must
 	 * not be undone by a late flush (a doorbell or the work that read
-	 * ERR before it), as resp.gen guards the receive flush.
+	 * ERR before it), as resp.gen guards the receive flush.  Its
+	 * doorbell may be for a QP back in RTS: the work runs it.
 	 */
 	if (req->state != IB_QPS_ERR) {
+		WRITE_ONCE(req->kick, 1);
 		sroce_req_unlock(qp);
 		return;
 	}
