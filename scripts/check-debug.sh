@@ -34,7 +34,7 @@ cd "$top" || exit 2
 # lower limits there (kernel/limits.c) and join once a whole run of each
 # has passed; so do t-faults, t-nvmeof and t-pktfuzz: `make check-debug`
 # runs every file.
-ci_files=(t-queues t-kconsumer t-inval t-resp t-hostile t-netdev t-peer
+ci_files=(t-race t-queues t-kconsumer t-inval t-resp t-hostile t-netdev t-peer
 	t-datapath t-link)
 
 if [ "${1:-}" = --ci ]; then
