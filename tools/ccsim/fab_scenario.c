@@ -15,7 +15,8 @@
  *               host; -1 = a random one per burst)
  *   [switch]    pfc_headroom_kb (in scenario.c: 0 = per port, what the
  *               link holds in a round trip and two packets)
- *   [flow]      src, dst (hosts), via (switch names between them, e.g.
+ *   [flow]      src, dst (hosts), src_step (with count: each copy's
+ *               src this much above the one before), via (switch names between them, e.g.
  *               "L0 S1 L1 S0 L0"; default ECMP), start_ms, stop_ms,
  *               size_kb, count, stagger_us as in the single mode
  */

@@ -181,6 +181,7 @@ static double fab_qpct(const struct fab *fb, u32 p, u32 *v, u32 pct)
 static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
 {
 	u32 *v = malloc((fb->nsamples + 1) * sizeof(*v)), p, paused = 0;
+	u32 stuck = 0;
 	double q99max = 0, qmax = 0;
 	FILE *fp = dir ? fab_open(dir, "ports.csv") : NULL;
 	char name[40];
@@ -203,6 +204,9 @@ static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
 		if (pt->qmax / 1000.0 > qmax)
 			qmax = pt->qmax / 1000.0;
 		paused += !!pt->xoffs_rcvd;
+		/* deadlocked: paused with packets, nothing sent for 1 ms */
+		stuck += fab_is_switch_port(fb, p) && pt->paused && pt->n &&
+			 fb->s->now - pt->last_tx >= SIM_PS_PER_MS;
 		if (!fp)
 			continue;
 		fab_port_name(fb, p, name, sizeof(name));
@@ -216,11 +220,37 @@ static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
 	}
 	fprintf(sum, "queue_p99_max_kb = %.3f\nqueue_max_kb = %.3f\n", q99max,
 		qmax);
-	fprintf(sum, "ports_paused = %u\n", paused);
+	fprintf(sum, "ports_paused = %u\nports_stuck = %u\n", paused, stuck);
 	free(v);
 	if (fp)
 		fclose(fp);
 	return 0;
+}
+
+/*
+ * One line per [flow] of the scenario (tests/sim/run.sh reads them as
+ * the single mode's): hosts, bytes sent and received, and once it has
+ * finished its FCT and slowdown.
+ */
+static void fab_flows_write(const struct fab *fb, FILE *fp)
+{
+	u32 i;
+
+	for (i = 0; i < fb->nflows; i++) {
+		const struct fab_flow *f = &fb->flows[i];
+
+		if (f->kind)
+			continue;
+		fprintf(fp, "flow%u = src %u dst %u sent_b %llu rcvd_b %llu", i,
+			f->src, f->dst, (unsigned long long)f->sent,
+			(unsigned long long)f->rcvd);
+		if (f->done_at)
+			fprintf(fp, " fct_us %.3f slowdown %.3f",
+				(f->done_at - f->start) / 1e6,
+				(double)((f->done_at - f->start) * 1000 /
+					 f->ideal) / 1000.0);
+		fprintf(fp, "\n");
+	}
 }
 
 static int fab_summary(struct fab *fb, const char *dir, FILE *fp)
@@ -241,6 +271,7 @@ static int fab_summary(struct fab *fb, const char *dir, FILE *fp)
 		(unsigned long long)fb->xoffs, (unsigned long long)fb->drops);
 	if (fab_ports_write(fb, dir, fp))
 		return -1;
+	fab_flows_write(fb, fp);
 	return fab_fct_write(fb, dir, fp);
 }
 

@@ -91,6 +91,7 @@ struct fab_port {
 	bool paused; /* by a PFC frame from the peer */
 	u64 paused_since, paused_time; /* ps */
 	u64 tx_bytes; /* sent, cumulative (INT) */
+	u64 last_tx; /* ps: the last packet left */
 	u64 qmax; /* bytes */
 	/* ingress */
 	u64 ingress; /* bytes that came in here, still buffered */

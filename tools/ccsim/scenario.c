@@ -118,6 +118,8 @@ static int sim_set_flow(struct sim_flow_cfg *f, const char *key, double v)
 		f->src = (u32)v;
 	else if (!strcmp(key, "dst") && v < U32_MAX)
 		f->dst = (u32)v;
+	else if (!strcmp(key, "src_step") && v < 65536)
+		f->src_step = (u32)v;
 	else
 		return -1;
 	return 0;
@@ -414,6 +416,7 @@ int sim_config_finish(struct sim_config *c)
 			*f = tmpl[i];
 			f->count = 1;
 			f->start += k * tmpl[i].stagger;
+			f->src += k * tmpl[i].src_step;
 			if (!f->rate)
 				f->rate = c->port_rate;
 			if (!f->speed)

@@ -92,6 +92,7 @@ struct sim_flow_cfg {
 	u64 stagger; /* ... each starting this many ps after the previous */
 	/* fabric only ([topo]): the hosts, and a path other than ECMP's */
 	u32 src, dst;
+	u32 src_step; /* with count: each copy's src this much above */
 	char via[64]; /* switch names between them ("L0 S1 L1"); "" = ECMP */
 };
 

@@ -177,6 +177,7 @@ void fab_port_depart(struct fab *fb, u32 port)
 	p->n--;
 	p->bytes -= k->bytes;
 	p->tx_bytes += k->bytes;
+	p->last_tx = fb->s->now;
 	p->busy = false;
 	if (!host)
 		fab_switch_leave(fb, p, port, k);

@@ -135,7 +135,10 @@ static u64 fab_cdf_draw(const struct fab_cdf *c, u64 *st)
 	return sz < 1 ? 1 : (u64)(sz + 0.5);
 }
 
-/* "websearch" is tools/ccsim/cdf/websearch.cdf; a path is the scenario's. */
+/*
+ * "websearch" is tools/ccsim/cdf/websearch.cdf (where the build found
+ * it); a path with a '/' is relative to the scenario's directory.
+ */
 static void fab_cdf_path(const struct sim_config *c, char *buf, size_t len)
 {
 	if (c->wl.cdf[0] == '/')
@@ -143,7 +146,7 @@ static void fab_cdf_path(const struct sim_config *c, char *buf, size_t len)
 	else if (strchr(c->wl.cdf, '/'))
 		snprintf(buf, len, "%s/%s", c->dir, c->wl.cdf);
 	else
-		snprintf(buf, len, "%s/../cdf/%s.cdf", c->dir, c->wl.cdf);
+		snprintf(buf, len, "%s/%s.cdf", CCSIM_CDF_DIR, c->wl.cdf);
 }
 
 /* Each host's arrivals in [start, stop), host by host. */
