@@ -354,6 +354,88 @@ t "testbed-50: cc none overflows the same queue" \
 	tb50n testbed-50.ini -D sim.duration_ms=4000 -D sim.measure_start_ms=1000 \
 	-D cc.algo=none -- 'drops > 1000'
 
+# The leaf-spine fabric (fabric.h): 2 leaves, 2 spines, 16 hosts at
+# 25 Gb/s, 100 Gb/s core.  fct_us and slowdown are those of the ACK of a
+# flow's last byte, against the same flow alone on the empty fabric.
+
+# port_val DIR PORT COLUMN: a column (by header name) of ports.csv's row
+# for PORT (e.g. h15-L1)
+port_val() {
+	awk -F, -v p="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$2 == p { print $col[c]; found = 1 }
+		END { exit !found }' "$1/ports.csv"
+}
+
+t "fabric: a flow alone has slowdown 1.000, across leaves and within one" \
+	falone fabric-alone.ini -- 'flow0_slowdown == 1' \
+	'flow1_slowdown == 1' 'fct_done == 2' 'drops <= 0'
+fshort=(-D workload.stop_ms=5 -D sim.duration_ms=15)
+run fdet1 fabric-websearch.ini "${fshort[@]}"
+run fdet2 fabric-websearch.ini "${fshort[@]}"
+run fdet3 fabric-websearch.ini "${fshort[@]}" -D sim.seed=2
+same fdet1 fdet2 fct.csv slowdown.csv ports.csv queue.csv pfc.csv \
+	summary.txt
+ok $? "fabric: same scenario and seed: byte-identical CSV and summary"
+! cmp -s "$tmp/fdet1/fct.csv" "$tmp/fdet3/fct.csv"
+ok $? "fabric: another seed draws other flows"
+# Web search at 50 % load, arrivals for 10 ms: DCQCN holds queues of a
+# few hundred KB at the busiest ports (248 KB p99 at the worst, 118
+# XOFFs), HPCC's INT from every hop keeps them near zero (6 KB, no
+# pause), and PFC loses nothing either way.
+t "fabric web search (dcqcn): all flows but the late big ones finish, lossless" \
+	fws fabric-websearch.ini -- 'fct_done >= 135' 'drops <= 0' \
+	'queue_p99_max_kb > 100'
+t "fabric web search (hpcc): queues near zero, no pause, no drop" fwsh \
+	fabric-websearch.ini -D cc.algo=hpcc -- 'queue_p99_max_kb <= 30' \
+	'xoffs <= 0' 'drops <= 0' 'fct_done >= 135'
+q_h=$(val fwsh queue_p99_max_kb)
+q_d=$(val fws queue_p99_max_kb)
+awk -v a="$q_h" -v b="$q_d" 'BEGIN { exit !(a * 4 < b) }'
+ok $? "fabric: hpcc's worst p99 queue ($q_h KB) < 1/4 of dcqcn's ($q_d KB)"
+# ECMP: the flows between the leaves hash onto both spines.
+r=1
+a=$(port_val "$tmp/fws" L0-S0 tx_mb) && b=$(port_val "$tmp/fws" L0-S1 tx_mb) &&
+	awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > (a + b) / 4 && b > (a + b) / 4) }' &&
+	r=0
+echo "# L0 up: $a and $b MB"
+ok $r "fabric: ECMP puts a quarter or more of leaf 0's upward bytes on each spine"
+# Incast bursts on top (12 x 100 KB every 500 us): without cc PFC pauses
+# spread (about 3700 XOFFs) and the tail of the FCTs grows; DCQCN cuts
+# both (p99 slowdown 22.1 against 19.6, of flows up to 100 KB 23.4
+# against 14.0; seeds 1-4 alike).
+run fincn fabric-incast.ini -D cc.algo=none
+t "fabric incast: dcqcn's p99 FCT slowdown below none's, fewer pauses" \
+	fincd fabric-incast.ini -- 'fct_done >= 350' \
+	"sd_all_p99 < $(val fincn sd_all_p99)" \
+	"sd_le100k_p99 < $(val fincn sd_le100k_p99)" \
+	"xoffs < $(val fincn xoffs)"
+# Pause spreading: h8..h14 incast into h0; h15 -> h1 shares no
+# congested port with them.  Without cc the pause reaches h15's NIC (not
+# on the congested path) and the victim has not finished after 5 ms
+# (4 MB, 1.29 ms alone); h2 -> h3 within leaf 0 is not touched.  With
+# hpcc the victim is not paused and finishes near its ideal time.
+t "fabric PFC without cc: the pause spreads to a victim off the congested path" \
+	fps fabric-pfc-spread.ini -D sim.duration_ms=5 -- \
+	'!v=$(port_val $d h15-L1 xoff_rcvd); echo "# h15 XOFFs $v"; [ "$v" -gt 0 ]' \
+	'!v=$(port_val $d S0-L0 xoff_rcvd); [ "$v" -gt 0 ]' \
+	'!v=$(port_val $d h2-L0 xoff_rcvd); [ "$v" -eq 0 ]' \
+	'flow7_rcvd_b < 4000000' 'flow8_slowdown == 1'
+t "fabric PFC with hpcc: the victim is not paused and finishes near ideal" \
+	fpsh fabric-pfc-spread.ini -D cc.algo=hpcc -- \
+	'!v=$(port_val $d h15-L1 xoff_rcvd); [ "$v" -eq 0 ]' \
+	'flow7_slowdown < 1.2'
+# The cyclic buffer dependency: the bounce paths close a cycle of
+# paused ports that never drains (nothing more is received between
+# 5 and 10 ms); routed up-down, the same first group finishes.
+run fdl5 fabric-deadlock.ini -D sim.duration_ms=5
+t "fabric: a cyclic buffer dependency deadlocks (4 ports stuck, no flow done)" \
+	fdl fabric-deadlock.ini -- 'ports_stuck >= 4' 'fct_done <= 0' \
+	"flow0_rcvd_b == $(val fdl5 flow0 | awk '{ print $8 }')"
+t "fabric: without the cycle (up-down routes) nothing is stuck, all finish" \
+	fdln fabric-deadlock-nocycle.ini -- 'ports_stuck <= 0' \
+	'fct_done == 6' 'drops <= 0'
+
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$flags" \
@@ -368,8 +450,13 @@ if [ $r -eq 0 ]; then
 	same san1 inc summary.txt flows.csv || r=1
 	same san2 tb4 summary.txt || r=1
 	same san3 hpcc summary.txt flows.csv || r=1
+	bin=$san_sim run san4 fabric-incast.ini -D cc.algo=none || r=1
+	bin=$san_sim run san5 fabric-websearch.ini -D cc.algo=hpcc || r=1
+	grep -E 'runtime error|AddressSanitizer' "$tmp"/san*.err && r=1
+	same san4 fincn summary.txt fct.csv ports.csv || r=1
+	same san5 fwsh summary.txt fct.csv ports.csv || r=1
 fi
-ok $r "sanitizer build runs incast, gbn and hpcc clean, byte-identical"
+ok $r "sanitizer build runs incast, gbn, hpcc and the fabric clean, byte-identical"
 
 # The parser: an unknown key is an error naming the line, and values that
 # would overflow or shift out of range are rejected.
@@ -392,6 +479,24 @@ if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
 	r=1
 fi
 ok $r "scenario parser rejects unknown keys (file:line) and bad values"
+
+# The fabric's keys: out-of-range values, a path through switches that
+# are not neighbours, hosts that do not exist, a CDF that is not one.
+printf '0 0\n5000 60\n1000 100\n' >"$tmp/bad.cdf"
+r=0
+for d in topo.leaves=0 topo.spines=65 topo.host_rate_gbps=0 \
+	workload.load=1.5 workload.cdf=nosuch workload.cdf=$tmp/bad.cdf \
+	workload.incast_fanin=16 flow.via=S0 'flow.via=L0 L1' flow.via=X1 \
+	flow.src=16 flow.dst=0; do
+	if "$sim" -q -D "$d" -D workload.incast_interval_us=100 \
+		"$sc/fabric-alone.ini" >/dev/null 2>&1; then
+		echo "# accepted $d"
+		r=1
+	fi
+done
+"$sim" -q -D workload.incast_interval_us=100 "$sc/fabric-alone.ini" \
+	>/dev/null 2>&1 || r=1
+ok $r "fabric keys: bad values, paths, hosts and CDFs rejected"
 
 echo "1..$n"
 echo "$npass passed, $nfail failed"
