@@ -487,7 +487,7 @@ r=0
 for d in topo.leaves=0 topo.spines=65 topo.host_rate_gbps=0 \
 	workload.load=1.5 workload.cdf=nosuch workload.cdf=$tmp/bad.cdf \
 	workload.incast_fanin=16 flow.via=S0 'flow.via=L0 L1' flow.via=X1 \
-	flow.src=16 flow.dst=0; do
+	flow.src=16 flow.dst=0 sim.transport=gbn switch.loss=0.01; do
 	if "$sim" -q -D "$d" -D workload.incast_interval_us=100 \
 		"$sc/fabric-alone.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
