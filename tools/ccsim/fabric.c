@@ -26,8 +26,7 @@
 static const char *const fab_algo_name[] = { "none", "dcqcn", "dctcp", "hpcc",
 					     "timely" };
 
-static void fab_port_name(const struct fab *fb, u32 port, char *buf,
-			  size_t len)
+static void fab_port_name(const struct fab *fb, u32 port, char *buf, size_t len)
 {
 	char a[16], b[16];
 
@@ -195,9 +194,12 @@ static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
 			"port,name,rate_gbps,tx_mb,q_p50_kb,q_p99_kb,q_max_kb,marks,drops,xoff_sent,xoff_rcvd,paused_us\n");
 	for (p = 0; p < fb->nports; p++) {
 		const struct fab_port *pt = &fb->ports[p];
-		double q50 = fab_qpct(fb, p, v, 50), q99 = fab_qpct(fb, p, v, 99);
-		u64 pt_paused = pt->paused_time +
-				(pt->paused ? fb->s->now - pt->paused_since : 0);
+		double q50 = fab_qpct(fb, p, v, 50);
+		double q99 = fab_qpct(fb, p, v, 99);
+		u64 pt_paused = pt->paused_time;
+
+		if (pt->paused)
+			pt_paused += fb->s->now - pt->paused_since;
 
 		if (fab_is_switch_port(fb, p) && q99 > q99max)
 			q99max = q99;
@@ -247,8 +249,7 @@ static void fab_flows_write(const struct fab *fb, FILE *fp)
 		if (f->done_at)
 			fprintf(fp, " fct_us %.3f slowdown %.3f",
 				(f->done_at - f->start) / 1e6,
-				(double)((f->done_at - f->start) * 1000 /
-					 f->ideal) / 1000.0);
+				fab_slowdown_milli(f) / 1000.0);
 		fprintf(fp, "\n");
 	}
 }

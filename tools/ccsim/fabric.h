@@ -201,6 +201,8 @@ int fab_workload_init(struct fab *fb);
 
 /* ---- fct.c ---- */
 u64 fab_ideal_fct(const struct fab *fb, const struct fab_flow *f);
+/* FCT / ideal FCT x 1000 of a finished flow */
+u64 fab_slowdown_milli(const struct fab_flow *f);
 int fab_fct_write(struct fab *fb, const char *dir, FILE *sum);
 
 /* ---- fabric.c ---- */

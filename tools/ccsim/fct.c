@@ -15,9 +15,11 @@
  *                 slowdown (fct_us and slowdown empty if not finished)
  *   slowdown.csv  per flow-size bucket (and all, background = poisson,
  *                 incast): flows finished, p50, p95, p99 and max slowdown
+ *                 (empty without a flow)
  *
- * The summary gets fct_flows, fct_done and the same percentiles as
- * sd_<bucket>_p50 ... keys.
+ * The summary gets fct_flows, fct_done and the same as sd_<bucket>_n,
+ * sd_<bucket>_p50 ... keys (no percentile keys for a bucket without a
+ * flow).
  */
 #include <stdlib.h>
 
@@ -44,18 +46,24 @@ u64 fab_ideal_fct(const struct fab *fb, const struct fab_flow *f)
 
 		for (i = 0; i < f->npath; i++) {
 			const struct fab_port *p = &fb->ports[f->path[i]];
-			u64 at = i ? fin[i - 1] +
-					     fb->ports[f->path[i - 1]].delay :
-				     0;
+			u64 at = fin[i]; /* the port is free */
 
-			if (at < fin[i])
-				at = fin[i];
+			/* ... and the packet has arrived whole */
+			if (i &&
+			    fin[i - 1] + fb->ports[f->path[i - 1]].delay > at)
+				at = fin[i - 1] +
+				     fb->ports[f->path[i - 1]].delay;
 			fin[i] = at + sim_tx_ps(b, p->rate);
 		}
 		left -= b;
 	}
 	return fin[f->npath - 1] + fb->ports[f->path[f->npath - 1]].delay +
 	       f->back;
+}
+
+u64 fab_slowdown_milli(const struct fab_flow *f)
+{
+	return (f->done_at - f->start) * 1000 / f->ideal;
 }
 
 static int fab_u64_cmp(const void *a, const void *b)
@@ -95,7 +103,7 @@ static u32 fab_collect(const struct fab *fb, u64 *v, int bucket, int kind)
 		    (bucket >= 0 && fab_bucket(f->size) != (u32)bucket) ||
 		    (kind >= 0 && f->kind != kind))
 			continue;
-		v[n++] = (f->done_at - f->start) * 1000 / f->ideal;
+		v[n++] = fab_slowdown_milli(f);
 	}
 	qsort(v, n, sizeof(*v), fab_u64_cmp);
 	return n;
@@ -104,14 +112,20 @@ static u32 fab_collect(const struct fab *fb, u64 *v, int bucket, int kind)
 static void fab_sd_row(FILE *csv, FILE *sum, const char *name, const u64 *v,
 		       u32 n)
 {
-	double p50 = fab_pct(v, n, 50) / 1000.0, p95 = fab_pct(v, n, 95) / 1000.0;
+	double p50 = fab_pct(v, n, 50) / 1000.0;
+	double p95 = fab_pct(v, n, 95) / 1000.0;
 	double p99 = fab_pct(v, n, 99) / 1000.0;
-	double mx = n ? v[n - 1] / 1000.0 : 0;
 
+	/* no flow, no percentile (an empty field, no key) */
+	fprintf(sum, "sd_%s_n = %u\n", name, n);
+	if (!n) {
+		if (csv)
+			fprintf(csv, "%s,0,,,,\n", name);
+		return;
+	}
 	if (csv)
 		fprintf(csv, "%s,%u,%.3f,%.3f,%.3f,%.3f\n", name, n, p50, p95,
-			p99, mx);
-	fprintf(sum, "sd_%s_n = %u\n", name, n);
+			p99, v[n - 1] / 1000.0);
 	fprintf(sum, "sd_%s_p50 = %.3f\nsd_%s_p95 = %.3f\nsd_%s_p99 = %.3f\n",
 		name, p50, name, p95, name, p99);
 }
@@ -133,8 +147,7 @@ static void fab_fct_csv(const struct fab *fb, FILE *fp)
 		if (f->done_at)
 			fprintf(fp, "%.3f,%.3f,%.3f\n",
 				(f->done_at - f->start) / 1e6, f->ideal / 1e6,
-				(double)((f->done_at - f->start) * 1000 /
-					 f->ideal) / 1000.0);
+				fab_slowdown_milli(f) / 1000.0);
 		else
 			fprintf(fp, ",%.3f,\n", f->ideal / 1e6);
 	}

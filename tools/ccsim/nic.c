@@ -134,6 +134,13 @@ static void fab_nic_remove(struct fab *fb, struct fab_nic *n, u32 idx)
 	n->rr = n->nact ? idx % n->nact : 0;
 }
 
+/* sroce_cc_pace_check(): 0 = @f may send now, else when to look again */
+static u64 fab_pace_wait(struct fab *fb, struct fab_flow *f, u64 ns)
+{
+	return sroce_cc_pace_check(fb->s->ops, &f->cc, &fb->params, &f->edt,
+				   ns);
+}
+
 void fab_nic_send(struct fab *fb, u32 host)
 {
 	struct sim *s = fb->s;
@@ -156,9 +163,7 @@ void fab_nic_send(struct fab *fb, u32 host)
 			return;
 		}
 		if (f->cc.active) {
-			u64 wake = sroce_cc_pace_check(s->ops, &f->cc,
-						       &fb->params, &f->edt,
-						       ns);
+			u64 wake = fab_pace_wait(fb, f, ns);
 
 			if (wake) {
 				if (wake < best)

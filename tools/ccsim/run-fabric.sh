@@ -48,7 +48,7 @@ qplot() {
 	GP
 }
 
-printf '%-26s %11s %7s %7s %7s %9s %9s %7s %6s %6s\n' run done sd_p50 \
+printf '%-26s %11s %7s %7s %7s %9s %9s %7s %6s %6s\n' run 'done' sd_p50 \
 	sd_p95 sd_p99 small_p99 q99max_kb xoffs paused stuck >"$table"
 
 # frun NAME SCENARIO [-D ...]: one run into OUTDIR/NAME and its row

@@ -427,9 +427,10 @@ int sim_config_finish(struct sim_config *c)
 	c->nflows = n;
 	if (fab_enabled(c) && fab_config_finish(c))
 		return -1;
-	if ((!n && !fab_enabled(c)) || !c->duration || !c->sample || c->mtu < 64 || !c->port_rate ||
-	    c->kmax <= c->kmin || c->pmax_ppm > 1000000 || c->xon > c->xoff ||
-	    c->buffer < c->mtu || (c->gbn && !c->rto)) {
+	if ((!n && !fab_enabled(c)) || !c->duration || !c->sample ||
+	    c->mtu < 64 || !c->port_rate || c->kmax <= c->kmin ||
+	    c->pmax_ppm > 1000000 || c->xon > c->xoff || c->buffer < c->mtu ||
+	    (c->gbn && !c->rto)) {
 		fprintf(stderr,
 			"scenario: need flows, duration, sample, mtu >= 64, rate, kmax > kmin, pmax <= 1, xon <= xoff, buffer >= mtu, rto with gbn\n");
 		return -1;

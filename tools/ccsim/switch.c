@@ -115,7 +115,8 @@ void fab_switch_arrive(struct fab *fb, u32 port, u32 pkt)
 	o = fb->flows[k->flow].path[k->hop];
 	out = &fb->ports[o];
 	if (nd->bytes + k->bytes > c->buffer ||
-	    (c->pfc && in->ingress + k->bytes > c->xoff + fab_headroom(fb, in)) ||
+	    (c->pfc &&
+	     in->ingress + k->bytes > c->xoff + fab_headroom(fb, in)) ||
 	    fab_ring_push(out, pkt)) {
 		fab_drop(fb, out, pkt);
 		return;

@@ -28,14 +28,18 @@
 
 static void fab_link(struct fab *fb, u32 a, u32 b, u64 rate, u64 delay)
 {
-	fb->ports[a].peer = b;
-	fb->ports[b].peer = a;
-	fb->ports[a].rate = fb->ports[b].rate = rate;
-	fb->ports[a].delay = fb->ports[b].delay = delay;
+	struct fab_port *pa = &fb->ports[a], *pb = &fb->ports[b];
+
+	pa->peer = b;
+	pb->peer = a;
+	pa->rate = rate;
+	pb->rate = rate;
+	pa->delay = delay;
+	pb->delay = delay;
 }
 
-static void fab_node_set(struct fab *fb, u32 id, u8 kind, u32 index,
-			 u32 port0, u32 nports)
+static void fab_node_set(struct fab *fb, u32 id, u8 kind, u32 index, u32 port0,
+			 u32 nports)
 {
 	struct fab_node *n = &fb->nodes[id];
 	u32 i;

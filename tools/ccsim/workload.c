@@ -32,8 +32,7 @@ struct fab_cdf {
 	double size[FAB_CDF_MAX], pct[FAB_CDF_MAX];
 };
 
-int fab_flow_add(struct fab *fb, u32 src, u32 dst, u64 size, u64 start,
-		 u8 kind)
+int fab_flow_add(struct fab *fb, u32 src, u32 dst, u64 size, u64 start, u8 kind)
 {
 	struct fab_flow *f;
 
@@ -61,8 +60,8 @@ static int fab_flow_ready(struct fab *fb, int i, const char *via)
 {
 	if (i < 0 || fab_route(fb, (u32)i, via))
 		return -1;
-	return sim_evq_push(&fb->s->q, fb->flows[i].start, FAB_EV_FLOW,
-			    (u32)i, 0);
+	return sim_evq_push(&fb->s->q, fb->flows[i].start, FAB_EV_FLOW, (u32)i,
+			    0);
 }
 
 static int fab_cdf_load(struct fab_cdf *c, const char *path)
@@ -82,8 +81,8 @@ static int fab_cdf_load(struct fab_cdf *c, const char *path)
 		if (sscanf(line, "%lf %lf", &sz, &pct) != 2)
 			continue;
 		if (c->n == FAB_CDF_MAX ||
-		    (c->n && (sz < c->size[c->n - 1] ||
-			      pct < c->pct[c->n - 1])) ||
+		    (c->n &&
+		     (sz < c->size[c->n - 1] || pct < c->pct[c->n - 1])) ||
 		    pct > 100 || sz < 0)
 			break;
 		c->size[c->n] = sz;
@@ -165,9 +164,9 @@ static int fab_poisson(struct fab *fb)
 		return 0;
 	/* mean bits / (load x rate in bit/ps) */
 	gap_ps = fab_cdf_mean(&cdf) * 8 /
-		 ((double)c->wl.load_ppm / 1e6 * c->topo.host_rate * 1e-9);
+		 ((double)c->wl.load_ppm / 1e6 * c->topo.host_rate / 1e9);
 	for (h = 0; h < fb->nhosts; h++) {
-		u64 st = c->seed ^ (0x5bd1e995ULL * (h + 1) << 16);
+		u64 st = c->seed ^ ((0x5bd1e995ULL * (h + 1)) << 16);
 		double t = (double)c->wl.start;
 
 		for (;;) {
