@@ -420,7 +420,26 @@ t "fabric PFC without cc: the pause spreads to a victim off the congested path" 
 	'!v=$(port_val $d h15-L1 xoff_rcvd); echo "# h15 XOFFs $v"; [ "$v" -gt 0 ]' \
 	'!v=$(port_val $d S0-L0 xoff_rcvd); [ "$v" -gt 0 ]' \
 	'!v=$(port_val $d h2-L0 xoff_rcvd); [ "$v" -eq 0 ]' \
-	'flow7_rcvd_b < 4000000' 'flow8_slowdown == 1'
+	'flow7_rcvd_b < 4000000' 'flow8_slowdown == 1' 'drops <= 0'
+# Hop by hop: the first XOFF of each switch (pfc.csv) comes from L0
+# (whose port to h0 is congested), then from both spines, then from L1.
+first_xoff() {
+	awk -F, -v n="$2" 'NR > 1 && $2 == n && $4 == "xoff" { print $1; exit }' \
+		"$1/pfc.csv"
+}
+r=1
+l0=$(first_xoff "$tmp/fps" L0) && s0=$(first_xoff "$tmp/fps" S0) &&
+	s1=$(first_xoff "$tmp/fps" S1) && l1=$(first_xoff "$tmp/fps" L1) &&
+	[ "$l0" -lt "$s0" ] && [ "$l0" -lt "$s1" ] && [ "$s0" -lt "$l1" ] &&
+	[ "$s1" -lt "$l1" ] && r=0
+echo "# first XOFF (ns): L0 $l0, S0 $s0, S1 $s1, L1 $l1"
+ok $r "fabric PFC: the pause propagates hop by hop, L0 then the spines then L1"
+# The headroom: with 5 KB an ingress cannot take what its link still
+# carries after the XOFF (8.3 KB on a host link, 27 KB on a core link):
+# PFC loses packets.
+t "fabric PFC: a headroom below the link's round trip drops packets" \
+	fhr fabric-pfc-spread.ini -D sim.duration_ms=5 \
+	-D switch.pfc_headroom_kb=5 -- 'drops > 100'
 t "fabric PFC with hpcc: the victim is not paused and finishes near ideal" \
 	fpsh fabric-pfc-spread.ini -D cc.algo=hpcc -- \
 	'!v=$(port_val $d h15-L1 xoff_rcvd); [ "$v" -eq 0 ]' \

@@ -8,7 +8,7 @@
 # timely, hpcc), the PFC pause-spreading scenario, and the cyclic buffer
 # dependency with and without its cycle.  One directory per run under
 # OUTDIR (fct.csv, slowdown.csv, ports.csv, queue.csv, pfc.csv,
-# summary.txt, queue.png), OUTDIR/fabric.txt with a row per run, and per
+# summary.txt, queue.png, paused.png: each port's time paused), OUTDIR/fabric.txt with a row per run, and per
 # workload OUTDIR/fct-WORKLOAD.csv and slowdown-WORKLOAD-p50/p99.png: the
 # FCT slowdown by flow size of each algorithm.
 set -euo pipefail
@@ -51,6 +51,23 @@ qplot() {
 printf '%-26s %11s %7s %7s %7s %9s %9s %7s %6s %6s\n' run 'done' sd_p50 \
 	sd_p95 sd_p99 small_p99 q99max_kb xoffs paused stuck >"$table"
 
+# pplot DIR: paused.png, the time each port was paused (ports.csv)
+pplot() {
+	local dir=$1
+	command -v gnuplot >/dev/null || return 0
+	gnuplot <<-GP
+		set datafile separator ','
+		set terminal pngcairo size 1200,500 noenhanced
+		set output '$dir/paused.png'
+		set ylabel 'paused (us)'
+		set style data histogram
+		set style fill solid
+		set xtics rotate by 90 right font ',8'
+		set key off
+		plot '$dir/ports.csv' using 12:xtic(2)
+	GP
+}
+
 # frun NAME SCENARIO [-D ...]: one run into OUTDIR/NAME and its row
 frun() {
 	local name=$1 file=$2 dir=$out/$1
@@ -59,6 +76,7 @@ frun() {
 	"$sim" -q -o "$dir" -D "sim.name=$name" "$@" "$sc/$file" \
 		2>>"$out/speed.txt"
 	qplot "$dir"
+	pplot "$dir"
 	awk -v name="$name" -F' = ' '
 		{ v[$1] = $2 }
 		END { printf "%-26s %11s %7s %7s %7s %9s %9s %7s %6s %6s\n", name,
