@@ -119,12 +119,6 @@ static void fab_dispatch(struct fab *fb, const struct sim_event *ev)
 	case FAB_EV_PAUSE:
 		fab_port_pause(fb, ev->flow, ev->data);
 		break;
-	case FAB_EV_ACK:
-		fab_ack(fb, (u32)ev->data);
-		break;
-	case FAB_EV_CNP:
-		fab_cnp(fb, ev->flow);
-		break;
 	case FAB_EV_SAMPLE:
 		fab_sample(fb);
 		break;
@@ -207,7 +201,7 @@ static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
 			qmax = pt->qmax / 1000.0;
 		paused += !!pt->xoffs_rcvd;
 		/* deadlocked: paused with packets, nothing sent for 1 ms */
-		stuck += fab_is_switch_port(fb, p) && pt->paused && pt->n &&
+		stuck += fab_is_switch_port(fb, p) && pt->paused && pt->q.n &&
 			 fb->s->now - pt->last_tx >= SIM_PS_PER_MS;
 		if (!fp)
 			continue;

@@ -34,11 +34,9 @@
 enum fab_ev_kind {
 	FAB_EV_FLOW = 100, /* flow .flow starts */
 	FAB_EV_NIC, /* host .flow's NIC may send (a pacing wait ended) */
-	FAB_EV_DEPART, /* port .flow finished serialising its head packet */
+	FAB_EV_DEPART, /* port .flow finished serialising its packet */
 	FAB_EV_ARRIVE, /* packet .data reaches port .flow */
 	FAB_EV_PAUSE, /* a PFC frame reaches port .flow (.data 1 XOFF) */
-	FAB_EV_ACK, /* the ACK of packet .data reaches its sender */
-	FAB_EV_CNP, /* a CNP reaches flow .flow's sender */
 	FAB_EV_SAMPLE, /* queue samples */
 };
 
@@ -60,33 +58,49 @@ struct fab_int {
 	u64 tx; /* bytes the port had sent, this packet included */
 };
 
+/* What a packet is: data, or an ACK or CNP on its way back. */
+enum fab_pkt_kind { FAB_DATA, FAB_ACK, FAB_CNP };
+
 struct fab_pkt {
 	u32 flow;
 	u32 bytes;
 	u32 in; /* the port it came in by, at the switch holding it */
-	u8 hop; /* index in the flow's path of the port sending it */
+	u8 kind; /* enum fab_pkt_kind */
+	/*
+	 * The port sending it: data, path[hop]; an ACK or CNP, the peer of
+	 * path[npath - 1 - hop] (the same links backwards)
+	 */
+	u8 hop;
 	u8 ce; /* ECN congestion experienced */
 	u8 nint; /* records in rec[] */
 	u64 sent; /* ps: the sender began to send it (RTT) */
 	u64 ack_seq; /* at the receiver: bytes of the flow received */
+	u32 acked; /* an ACK: the bytes of the data packet it answers */
 	struct fab_int rec[SROCE_CC_INT_MAX_HOPS];
 	u32 next_free; /* pool free list */
 };
 
+/* A FIFO of packet indices. */
+struct fab_fifo {
+	u32 *ring;
+	u32 head, n, cap;
+};
+
 /*
- * A port: the egress side (a FIFO served at the link rate towards peer)
+ * A port: the egress side (FIFOs served at the link rate towards peer)
  * and the ingress side (what came in by it and is still buffered, for
- * PFC) of one end of a link.  A host's port has no FIFO: its NIC puts
- * packets on the link one at a time.
+ * PFC) of one end of a link.  Two priorities: ACKs and CNPs (ctl) go
+ * first and are never paused; data waits in q.  A host's port has no
+ * data FIFO: its NIC puts data packets on the link one at a time.
  */
 struct fab_port {
 	u32 node, peer; /* peer: the port at the other end of the link */
 	u64 rate; /* kbit/s */
 	u64 delay; /* ps to the peer */
 	/* egress */
-	u32 *ring; /* packet indices */
-	u32 head, n, cap;
-	u64 bytes; /* queued (the one being sent not counted) */
+	struct fab_fifo q, ctl;
+	u32 cur; /* the packet being serialised (busy) */
+	u64 bytes; /* data queued, the one being sent included */
 	bool busy; /* serialising a packet */
 	bool paused; /* by a PFC frame from the peer */
 	u64 paused_since, paused_time; /* ps */
@@ -107,7 +121,7 @@ struct fab_flow {
 	u8 kind; /* 0 explicit, 1 workload (Poisson), 2 incast */
 	u8 npath;
 	u32 path[FAB_MAX_PATH]; /* egress ports, the sender's NIC first */
-	u64 back; /* ps: receiver to sender (ACK, CNP) */
+	u64 back; /* ps: an ACK's way back on the idle fabric */
 	u64 ideal; /* ps: FCT alone on the empty fabric (fct.c) */
 	/* sender */
 	struct sroce_cc_state cc;
@@ -175,13 +189,20 @@ void fab_topo_free(struct fab *fb);
 void fab_node_name(const struct fab *fb, u32 node, char *buf, size_t len);
 /* Route flow @i: its path, back and ideal.  0, or -1 (message). */
 int fab_route(struct fab *fb, u32 i, const char *via);
+/* The port an ACK or CNP of flow @f leaves by at hop @hop. */
+static inline u32 fab_back_port(const struct fab *fb, const struct fab_flow *f,
+				u32 hop)
+{
+	return fb->ports[f->path[f->npath - 1 - hop]].peer;
+}
 
 /* ---- switch.c ---- */
 void fab_switch_arrive(struct fab *fb, u32 port, u32 pkt);
 void fab_port_depart(struct fab *fb, u32 port);
 void fab_port_pause(struct fab *fb, u32 port, bool on);
-void fab_port_start(struct fab *fb, u32 port);
-int fab_port_send(struct fab *fb, u32 port, u32 pkt);
+void fab_port_kick(struct fab *fb, u32 port);
+void fab_port_send(struct fab *fb, u32 port, u32 pkt);
+int fab_ctl_send(struct fab *fb, u32 port, u32 pkt);
 
 /* ---- nic.c ---- */
 u32 fab_pkt_alloc(struct fab *fb);
@@ -190,8 +211,6 @@ void fab_flow_start(struct fab *fb, u32 i);
 void fab_nic_send(struct fab *fb, u32 host);
 void fab_nic_wake(struct fab *fb, u32 host);
 void fab_host_receive(struct fab *fb, u32 port, u32 pkt);
-void fab_ack(struct fab *fb, u32 pkt);
-void fab_cnp(struct fab *fb, u32 i);
 
 /* ---- workload.c ---- */
 /* A new flow (src, dst, size, start, kind); its index or -1. */

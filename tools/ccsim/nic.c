@@ -20,11 +20,11 @@
  * unless one went out for the flow less than min_time_between_cnps ago
  * (sroce_cc_np_may_send()).  Every packet is acknowledged when the
  * algorithm uses ACKs (on_ack, on_int), otherwise only a flow's last.
- * ACKs and CNPs travel back along the path at the highest priority and
- * are never queued or paused: they take the links' delays and their own
- * serialisation (the flow's back).  A flow completes when the ACK of its
- * last byte reaches its sender: its FCT, as HPCC's ns-3 simulator
- * measures it.
+ * ACKs and CNPs (64 bytes) go back the same links at the highest
+ * priority, never paused (switch.c): each waits at most for the packet
+ * on the wire at every hop, the receiver's NIC included.  A flow
+ * completes when the ACK of its last byte reaches its sender: its FCT,
+ * as HPCC's ns-3 simulator measures it.
  */
 #include <stdlib.h>
 
@@ -48,6 +48,7 @@ u32 fab_pkt_alloc(struct fab *fb)
 		}
 		i = fb->npkts++;
 	}
+	fb->pkts[i].kind = FAB_DATA;
 	fb->pkts[i].hop = 0;
 	fb->pkts[i].ce = 0;
 	fb->pkts[i].nint = 0;
@@ -117,10 +118,7 @@ static bool fab_nic_emit(struct fab *fb, u32 i)
 	k->bytes = bytes;
 	k->sent = s->now;
 	f->sent += bytes;
-	if (fab_port_send(fb, f->src, pkt)) {
-		fab_pkt_free(fb, pkt);
-		return false;
-	}
+	fab_port_send(fb, f->src, pkt);
 	return true;
 }
 
@@ -200,33 +198,56 @@ void fab_nic_wake(struct fab *fb, u32 host)
 	fab_nic_send(fb, host);
 }
 
-void fab_host_receive(struct fab *fb, u32 port, u32 pkt)
+/* Send a CNP for flow @i back from its receiver @port. */
+static void fab_np_cnp(struct fab *fb, u32 port, u32 i)
 {
-	struct sim *s = fb->s;
-	struct fab_pkt *k = &fb->pkts[pkt];
-	struct fab_flow *f = &fb->flows[k->flow];
-	u64 ns = s->now / SIM_PS_PER_NS;
-	bool last;
+	u32 pkt = fab_pkt_alloc(fb);
+	struct fab_pkt *k;
 
-	f->rcvd += k->bytes;
-	k->ack_seq = f->rcvd;
-	last = f->size && f->rcvd >= f->size;
-	if (k->ce) {
-		f->marks_rcvd++;
-		if (sroce_cc_np_may_send(f->np_last, ns, s->cfg.cnp_gap)) {
-			f->np_last = ns ? ns : 1; /* 0 means never */
-			fb->cnps++;
-			sim_evq_push(&s->q, s->now + f->back, FAB_EV_CNP,
-				     k->flow, 0);
-		}
-	}
-	if (s->ops->on_int || s->ops->on_ack || last)
-		sim_evq_push(&s->q, s->now + f->back, FAB_EV_ACK, k->flow, pkt);
-	else
+	if (pkt == U32_MAX)
+		return;
+	k = &fb->pkts[pkt];
+	k->kind = FAB_CNP;
+	k->flow = i;
+	k->bytes = FAB_ACK_BYTES;
+	if (fab_ctl_send(fb, port, pkt))
 		fab_pkt_free(fb, pkt);
 }
 
-void fab_ack(struct fab *fb, u32 pkt)
+static void fab_data_receive(struct fab *fb, u32 port, u32 pkt)
+{
+	struct sim *s = fb->s;
+	struct fab_pkt *k = &fb->pkts[pkt];
+	u32 i = k->flow;
+	struct fab_flow *f = &fb->flows[i];
+	u64 ns = s->now / SIM_PS_PER_NS;
+	bool last, ce = k->ce;
+
+	f->rcvd += k->bytes;
+	last = f->size && f->rcvd >= f->size;
+	if (s->ops->on_int || s->ops->on_ack || last) {
+		/* the packet turns into its ACK, INT records and all */
+		k->kind = FAB_ACK;
+		k->ack_seq = f->rcvd;
+		k->acked = k->bytes;
+		k->bytes = FAB_ACK_BYTES;
+		k->hop = 0;
+		if (fab_ctl_send(fb, port, pkt))
+			fab_pkt_free(fb, pkt);
+	} else {
+		fab_pkt_free(fb, pkt);
+	}
+	if (!ce)
+		return;
+	f->marks_rcvd++;
+	if (sroce_cc_np_may_send(f->np_last, ns, s->cfg.cnp_gap)) {
+		f->np_last = ns ? ns : 1; /* 0 means never */
+		fb->cnps++;
+		fab_np_cnp(fb, port, i);
+	}
+}
+
+static void fab_ack(struct fab *fb, u32 pkt)
 {
 	struct sim *s = fb->s;
 	const struct fab_pkt *k = &fb->pkts[pkt];
@@ -249,7 +270,7 @@ void fab_ack(struct fab *fb, u32 pkt)
 	}
 	if (s->ops->on_ack)
 		sroce_cc_ack(s->ops, &f->cc, &fb->params, &f->edt, ns,
-			     (s->now - k->sent) / SIM_PS_PER_NS, k->bytes);
+			     (s->now - k->sent) / SIM_PS_PER_NS, k->acked);
 	if (f->size && !f->done_at && k->ack_seq >= f->size)
 		f->done_at = s->now;
 	fab_pkt_free(fb, pkt);
@@ -258,11 +279,28 @@ void fab_ack(struct fab *fb, u32 pkt)
 		fab_nic_send(fb, f->src);
 }
 
-void fab_cnp(struct fab *fb, u32 i)
+static void fab_cnp(struct fab *fb, u32 pkt)
 {
-	struct fab_flow *f = &fb->flows[i];
+	struct fab_flow *f = &fb->flows[fb->pkts[pkt].flow];
 
+	fab_pkt_free(fb, pkt);
 	f->cnps_rcvd++;
 	sroce_cc_cnp(fb->s->ops, &f->cc, &fb->params, &f->edt,
 		     fb->s->now / SIM_PS_PER_NS);
+}
+
+/* A packet reached host port @port: data for the receiver, or feedback. */
+void fab_host_receive(struct fab *fb, u32 port, u32 pkt)
+{
+	switch (fb->pkts[pkt].kind) {
+	case FAB_DATA:
+		fab_data_receive(fb, port, pkt);
+		break;
+	case FAB_ACK:
+		fab_ack(fb, pkt);
+		break;
+	default:
+		fab_cnp(fb, pkt);
+		break;
+	}
 }

@@ -51,10 +51,12 @@ qplot() {
 printf '%-26s %11s %7s %7s %7s %9s %9s %7s %6s %6s\n' run 'done' sd_p50 \
 	sd_p95 sd_p99 small_p99 q99max_kb xoffs paused stuck >"$table"
 
-# pplot DIR: paused.png, the time each port was paused (ports.csv)
+# pplot DIR: paused.png, the time each port was paused (ports.csv), if
+# any was
 pplot() {
 	local dir=$1
 	command -v gnuplot >/dev/null || return 0
+	grep -q '^ports_paused = [1-9]' "$dir/summary.txt" || return 0
 	gnuplot <<-GP
 		set datafile separator ','
 		set terminal pngcairo size 1200,500 noenhanced

@@ -4,9 +4,12 @@
  *
  * Store and forward: a packet that has arrived whole joins the FIFO of
  * the egress port its flow's path names, is serialised at that port's
- * rate and arrives whole at the peer the link delay later.  One priority,
- * one FIFO per port: a paused port stops every flow behind it, which is
- * the head-of-line blocking PFC is known for.
+ * rate and arrives whole at the peer the link delay later.  Data has one
+ * priority, one FIFO per port: a paused port stops every flow behind it,
+ * which is the head-of-line blocking PFC is known for.  ACKs and CNPs
+ * have a FIFO of their own at every port, served first and never paused
+ * (the highest priority, as in HPCC's ns-3 simulator); they take no
+ * buffer, no mark and no INT, and wait only for the packet on the wire.
  *
  * Buffer: each switch has [switch] buffer_kb shared by its ports; a
  * packet that does not fit is dropped.  With PFC an ingress may further
@@ -30,24 +33,33 @@
 
 #include "fabric.h"
 
-static int fab_ring_push(struct fab_port *p, u32 pkt)
+static int fab_fifo_push(struct fab_fifo *q, u32 pkt)
 {
-	if (p->n == p->cap) {
-		u32 cap = p->cap ? 2 * p->cap : 64, i;
+	if (q->n == q->cap) {
+		u32 cap = q->cap ? 2 * q->cap : 64, i;
 		u32 *r = malloc(cap * sizeof(*r));
 
 		if (!r)
 			return -1;
-		for (i = 0; i < p->n; i++)
-			r[i] = p->ring[(p->head + i) % p->cap];
-		free(p->ring);
-		p->ring = r;
-		p->head = 0;
-		p->cap = cap;
+		for (i = 0; i < q->n; i++)
+			r[i] = q->ring[(q->head + i) % q->cap];
+		free(q->ring);
+		q->ring = r;
+		q->head = 0;
+		q->cap = cap;
 	}
-	p->ring[(p->head + p->n) % p->cap] = pkt;
-	p->n++;
+	q->ring[(q->head + q->n) % q->cap] = pkt;
+	q->n++;
 	return 0;
+}
+
+static u32 fab_fifo_pop(struct fab_fifo *q)
+{
+	u32 pkt = q->ring[q->head];
+
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return pkt;
 }
 
 static u64 fab_headroom(const struct fab *fb, const struct fab_port *p)
@@ -84,14 +96,49 @@ static void fab_pfc_log(struct fab *fb, u32 port, bool xoff)
 		xoff ? "xoff" : "xon", fb->ports[port].ingress / 1000.0);
 }
 
-void fab_port_start(struct fab *fb, u32 port)
+static void fab_port_tx(struct fab *fb, u32 port, u32 pkt)
 {
 	struct fab_port *p = &fb->ports[port];
-	const struct fab_pkt *k = &fb->pkts[p->ring[p->head]];
 
 	p->busy = true;
-	sim_evq_push(&fb->s->q, fb->s->now + sim_tx_ps(k->bytes, p->rate),
+	p->cur = pkt;
+	sim_evq_push(&fb->s->q,
+		     fb->s->now + sim_tx_ps(fb->pkts[pkt].bytes, p->rate),
 		     FAB_EV_DEPART, port, 0);
+}
+
+/*
+ * An idle port sends its next packet: an ACK or CNP if it has one, else
+ * data unless paused (a host's NIC picks its data itself).
+ */
+void fab_port_kick(struct fab *fb, u32 port)
+{
+	struct fab_port *p = &fb->ports[port];
+
+	if (p->busy)
+		return;
+	if (p->ctl.n)
+		fab_port_tx(fb, port, fab_fifo_pop(&p->ctl));
+	else if (fb->nodes[p->node].kind == FAB_HOST)
+		fab_nic_send(fb, p->node);
+	else if (p->q.n && !p->paused)
+		fab_port_tx(fb, port, fab_fifo_pop(&p->q));
+}
+
+/* A host's NIC puts data packet @pkt on its idle, unpaused link. */
+void fab_port_send(struct fab *fb, u32 port, u32 pkt)
+{
+	fb->ports[port].bytes += fb->pkts[pkt].bytes;
+	fab_port_tx(fb, port, pkt);
+}
+
+/* An ACK or CNP joins @port's control FIFO. */
+int fab_ctl_send(struct fab *fb, u32 port, u32 pkt)
+{
+	if (fab_fifo_push(&fb->ports[port].ctl, pkt))
+		return -1;
+	fab_port_kick(fb, port);
+	return 0;
 }
 
 static void fab_drop(struct fab *fb, struct fab_port *out, u32 pkt)
@@ -100,6 +147,16 @@ static void fab_drop(struct fab *fb, struct fab_port *out, u32 pkt)
 	fb->nodes[out->node].drops++;
 	fb->drops++;
 	fab_pkt_free(fb, pkt);
+}
+
+static void fab_switch_ctl(struct fab *fb, u32 pkt)
+{
+	struct fab_pkt *k = &fb->pkts[pkt];
+
+	k->hop++;
+	if (fab_ctl_send(fb, fab_back_port(fb, &fb->flows[k->flow], k->hop),
+			 pkt))
+		fab_pkt_free(fb, pkt); /* out of memory: lost */
 }
 
 void fab_switch_arrive(struct fab *fb, u32 port, u32 pkt)
@@ -111,13 +168,17 @@ void fab_switch_arrive(struct fab *fb, u32 port, u32 pkt)
 	struct fab_port *out;
 	u32 o;
 
+	if (k->kind != FAB_DATA) {
+		fab_switch_ctl(fb, pkt);
+		return;
+	}
 	k->hop++;
 	o = fb->flows[k->flow].path[k->hop];
 	out = &fb->ports[o];
 	if (nd->bytes + k->bytes > c->buffer ||
 	    (c->pfc &&
 	     in->ingress + k->bytes > c->xoff + fab_headroom(fb, in)) ||
-	    fab_ring_push(out, pkt)) {
+	    fab_fifo_push(&out->q, pkt)) {
 		fab_drop(fb, out, pkt);
 		return;
 	}
@@ -140,8 +201,7 @@ void fab_switch_arrive(struct fab *fb, u32 port, u32 pkt)
 		sim_evq_push(&fb->s->q, fb->s->now + in->delay, FAB_EV_PAUSE,
 			     in->peer, 1);
 	}
-	if (!out->busy && !out->paused)
-		fab_port_start(fb, o);
+	fab_port_kick(fb, o);
 }
 
 /* A switch port's packet left: stamp INT, free its buffer, maybe XON. */
@@ -170,24 +230,20 @@ static void fab_switch_leave(struct fab *fb, struct fab_port *p, u32 port,
 void fab_port_depart(struct fab *fb, u32 port)
 {
 	struct fab_port *p = &fb->ports[port];
-	u32 pkt = p->ring[p->head];
+	u32 pkt = p->cur;
 	struct fab_pkt *k = &fb->pkts[pkt];
-	bool host = fb->nodes[p->node].kind == FAB_HOST;
 
-	p->head = (p->head + 1) % p->cap;
-	p->n--;
-	p->bytes -= k->bytes;
-	p->tx_bytes += k->bytes;
-	p->last_tx = fb->s->now;
 	p->busy = false;
-	if (!host)
-		fab_switch_leave(fb, p, port, k);
+	if (k->kind == FAB_DATA) {
+		p->bytes -= k->bytes;
+		p->tx_bytes += k->bytes;
+		p->last_tx = fb->s->now;
+		if (fb->nodes[p->node].kind != FAB_HOST)
+			fab_switch_leave(fb, p, port, k);
+	}
 	sim_evq_push(&fb->s->q, fb->s->now + p->delay, FAB_EV_ARRIVE, p->peer,
 		     pkt);
-	if (host)
-		fab_nic_send(fb, p->node);
-	else if (p->n && !p->paused)
-		fab_port_start(fb, port);
+	fab_port_kick(fb, port);
 }
 
 void fab_port_pause(struct fab *fb, u32 port, bool on)
@@ -201,21 +257,6 @@ void fab_port_pause(struct fab *fb, u32 port, bool on)
 	} else if (!on && p->paused) {
 		p->paused = false;
 		p->paused_time += fb->s->now - p->paused_since;
-		if (fb->nodes[p->node].kind == FAB_HOST)
-			fab_nic_send(fb, p->node);
-		else if (p->n && !p->busy)
-			fab_port_start(fb, port);
+		fab_port_kick(fb, port);
 	}
-}
-
-/* A host's NIC puts @pkt on its idle link. */
-int fab_port_send(struct fab *fb, u32 port, u32 pkt)
-{
-	struct fab_port *p = &fb->ports[port];
-
-	if (fab_ring_push(p, pkt))
-		return -1;
-	p->bytes += fb->pkts[pkt].bytes;
-	fab_port_start(fb, port);
-	return 0;
 }

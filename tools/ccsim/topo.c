@@ -91,8 +91,10 @@ void fab_topo_free(struct fab *fb)
 {
 	u32 i;
 
-	for (i = 0; fb->ports && i < fb->nports; i++)
-		free(fb->ports[i].ring);
+	for (i = 0; fb->ports && i < fb->nports; i++) {
+		free(fb->ports[i].q.ring);
+		free(fb->ports[i].ctl.ring);
+	}
 	for (i = 0; fb->nics && i < fb->nhosts; i++)
 		free(fb->nics[i].act);
 	free(fb->nodes);
@@ -190,7 +192,7 @@ int fab_route(struct fab *fb, u32 i, const char *via)
 		if (p == U32_MAX)
 			goto bad;
 		f->path[f->npath++] = p;
-		/* ACKs and CNPs come back the same links, never queued */
+		/* an ACK's way back on the idle fabric (fct.c's ideal) */
 		f->back += fb->ports[p].delay +
 			   sim_tx_ps(FAB_ACK_BYTES, fb->ports[p].rate);
 		at = hop[k];
