@@ -380,8 +380,8 @@ ok $? "fabric: same scenario and seed: byte-identical CSV and summary"
 ! cmp -s "$tmp/fdet1/fct.csv" "$tmp/fdet3/fct.csv"
 ok $? "fabric: another seed draws other flows"
 # Web search at 50 % load, arrivals for 10 ms: DCQCN holds queues of a
-# few hundred KB at the busiest ports (248 KB p99 at the worst, 118
-# XOFFs), HPCC's INT from every hop keeps them near zero (6 KB, no
+# few hundred KB at the busiest ports (253 KB p99 at the worst, 128
+# XOFFs), HPCC's INT from every hop keeps them near zero (5 KB, no
 # pause), and PFC loses nothing either way.
 t "fabric web search (dcqcn): all flows but the late big ones finish, lossless" \
 	fws fabric-websearch.ini -- 'fct_done >= 135' 'drops <= 0' \
@@ -401,9 +401,9 @@ a=$(port_val "$tmp/fws" L0-S0 tx_mb) && b=$(port_val "$tmp/fws" L0-S1 tx_mb) &&
 echo "# L0 up: $a and $b MB"
 ok $r "fabric: ECMP puts a quarter or more of leaf 0's upward bytes on each spine"
 # Incast bursts on top (12 x 100 KB every 500 us): without cc PFC pauses
-# spread (about 3700 XOFFs) and the tail of the FCTs grows; DCQCN cuts
-# both (p99 slowdown 22.1 against 19.6, of flows up to 100 KB 23.4
-# against 14.0; seeds 1-4 alike).
+# spread (3606 XOFFs) and the tail of the FCTs grows; DCQCN cuts both
+# (p99 slowdown 18.5 against 23.5, of flows up to 100 KB 13.3 against
+# 23.5, 575 XOFFs; seeds 1-4 alike).
 run fincn fabric-incast.ini -D cc.algo=none
 t "fabric incast: dcqcn's p99 FCT slowdown below none's, fewer pauses" \
 	fincd fabric-incast.ini -- 'fct_done >= 350' \
