@@ -72,10 +72,10 @@ struct fab_pkt {
 	 */
 	u8 hop;
 	u8 ce; /* ECN congestion experienced */
+	u8 probe; /* the sender's RTT probe: its ACK gives a sample */
 	u8 nint; /* records in rec[] */
 	u64 sent; /* ps: the sender began to send it (RTT) */
 	u64 ack_seq; /* at the receiver: bytes of the flow received */
-	u32 acked; /* an ACK: the bytes of the data packet it answers */
 	struct fab_int rec[SROCE_CC_INT_MAX_HOPS];
 	u32 next_free; /* pool free list */
 };
@@ -128,6 +128,9 @@ struct fab_flow {
 	u64 edt; /* ns: pacing */
 	u64 sent; /* bytes */
 	bool started, active; /* active: on its NIC's list */
+	/* on_ack: the probe out (kernel/cc.c), the bytes up to its end */
+	bool probe_out;
+	u64 probe_end;
 	u64 done_at; /* ps: the ACK of the last byte came back; 0 = not */
 	u64 cnps_rcvd;
 	/* receiver */

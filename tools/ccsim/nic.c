@@ -11,15 +11,16 @@
  * algorithm is active sroce_cc_pace_check() before a packet (a flow held
  * back is skipped; if all are, the NIC looks again at the earliest time
  * one of them gave) and sroce_cc_pace_packet() after it, sroce_cc_cnp()
- * per CNP, sroce_cc_ack() per ACK with the RTT (the time the packet began
- * to leave to the time its ACK came back) for an algorithm with on_ack
- * (timely), sroce_cc_telemetry() per ACK with the INT records of every
- * switch port the packet left (hpcc).
+ * per CNP, sroce_cc_ack() once per round trip for an algorithm with
+ * on_ack (timely), as kernel/cc.c does: one packet at a time is the
+ * probe, and the ACK that covers it gives the RTT sample (from the time
+ * the probe began to leave), sroce_cc_telemetry() per ACK with the INT
+ * records of every switch port the packet left (hpcc).
  *
  * Receiver.  The notification point sends a CNP for a CE-marked packet
  * unless one went out for the flow less than min_time_between_cnps ago
- * (sroce_cc_np_may_send()).  Every packet is acknowledged when the
- * algorithm uses ACKs (on_ack, on_int), otherwise only a flow's last.
+ * (sroce_cc_np_may_send()).  Every packet is acknowledged for an
+ * algorithm with on_int, otherwise the probes and a flow's last.
  * ACKs and CNPs (64 bytes) go back the same links at the highest
  * priority, never paused (switch.c): each waits at most for the packet
  * on the wire at every hop, the receiver's NIC included.  A flow
@@ -51,6 +52,7 @@ u32 fab_pkt_alloc(struct fab *fb)
 	fb->pkts[i].kind = FAB_DATA;
 	fb->pkts[i].hop = 0;
 	fb->pkts[i].ce = 0;
+	fb->pkts[i].probe = 0;
 	fb->pkts[i].nint = 0;
 	return i;
 }
@@ -118,6 +120,12 @@ static bool fab_nic_emit(struct fab *fb, u32 i)
 	k->bytes = bytes;
 	k->sent = s->now;
 	f->sent += bytes;
+	if (s->ops->on_ack && !f->probe_out) {
+		/* kernel/cc.c: one probe at a time, one RTT sample each */
+		k->probe = 1;
+		f->probe_out = true;
+		f->probe_end = f->sent;
+	}
 	fab_port_send(fb, f->src, pkt);
 	return true;
 }
@@ -225,11 +233,10 @@ static void fab_data_receive(struct fab *fb, u32 port, u32 pkt)
 
 	f->rcvd += k->bytes;
 	last = f->size && f->rcvd >= f->size;
-	if (s->ops->on_int || s->ops->on_ack || last) {
+	if (s->ops->on_int || k->probe || last) {
 		/* the packet turns into its ACK, INT records and all */
 		k->kind = FAB_ACK;
 		k->ack_seq = f->rcvd;
-		k->acked = k->bytes;
 		k->bytes = FAB_ACK_BYTES;
 		k->hop = 0;
 		if (fab_ctl_send(fb, port, pkt))
@@ -268,9 +275,12 @@ static void fab_ack(struct fab *fb, u32 pkt)
 		sroce_cc_telemetry(s->ops, &f->cc, &fb->params, &f->edt, ns,
 				   k->ack_seq, f->sent, &t);
 	}
-	if (s->ops->on_ack)
+	if (f->probe_out && k->ack_seq >= f->probe_end) {
+		/* as kernel/cc.c: the sample, and no bytes */
+		f->probe_out = false;
 		sroce_cc_ack(s->ops, &f->cc, &fb->params, &f->edt, ns,
-			     (s->now - k->sent) / SIM_PS_PER_NS, k->acked);
+			     (s->now - k->sent) / SIM_PS_PER_NS, 0);
+	}
 	if (f->size && !f->done_at && k->ack_seq >= f->size)
 		f->done_at = s->now;
 	fab_pkt_free(fb, pkt);
