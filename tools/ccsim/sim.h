@@ -20,6 +20,10 @@
  *   scenario.c  the scenario file parser (INI-like) and -D overrides
  *   output.c    CSV time series and the summary
  *   main.c      command line, the event loop
+ *
+ * A scenario with a [topo] section runs on a leaf-spine fabric instead
+ * (fabric.h: its own files, sharing evq.c, scenario.c and flow.c's cc
+ * glue helpers).
  */
 #ifndef _CCSIM_SIM_H
 #define _CCSIM_SIM_H
