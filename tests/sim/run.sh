@@ -9,7 +9,9 @@
 # the go-back-N transport on the guest testbed's parameters (window, loss
 # recovery, DCQCN cut/recovery cycles), HPCC on INT (the incast's queue
 # near zero, staggered joins fair, W_c's RTT under loss), determinism (two runs byte-identical, another seed
-# differs) and the parser's errors.
+# differs) and the parser's errors; on the leaf-spine fabric, FCT against
+# the ideal, the workload, HPCC's queues, incast tails, PFC pause
+# spreading and a cyclic-buffer-dependency deadlock.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
 # '!COMMAND' conditions are single-quoted: t() expands them per run.
 # shellcheck disable=SC2016
@@ -379,6 +381,15 @@ same fdet1 fdet2 fct.csv slowdown.csv ports.csv queue.csv pfc.csv \
 ok $? "fabric: same scenario and seed: byte-identical CSV and summary"
 ! cmp -s "$tmp/fdet1/fct.csv" "$tmp/fdet3/fct.csv"
 ok $? "fabric: another seed draws other flows"
+# The workload offers what it was asked to: FB Hadoop sizes (mean
+# 120 KB) at 50 % of 16 x 25 Gb/s for 20 ms are about 500 MB (478 MB,
+# 4125 flows; a heavy tail, hence the margin).
+run fload fabric-websearch.ini -D workload.cdf=fb_hadoop \
+	-D workload.stop_ms=20 -D sim.duration_ms=20 -D cc.algo=none
+load=$(awk -F, 'NR > 1 && $4 == "poisson" { b += $5 }
+	END { printf "%.3f", b / (16 * 25e9 / 8 * 0.02) }' "$tmp/fload/fct.csv")
+awk -v l="$load" 'BEGIN { exit !(l >= 0.45 && l <= 0.55) }'
+ok $? "fabric workload: Poisson arrivals offer 50 % load ($load)"
 # Web search at 50 % load, arrivals for 10 ms: DCQCN holds queues of a
 # few hundred KB at the busiest ports (253 KB p99 at the worst, 128
 # XOFFs), HPCC's INT from every hop keeps them near zero (5 KB, no
@@ -405,6 +416,23 @@ ok $r "fabric: ECMP puts a quarter or more of leaf 0's upward bytes on each spin
 # (p99 slowdown 18.5 against 23.5, of flows up to 100 KB 13.3 against
 # 23.5, 575 XOFFs; seeds 1-4 alike).
 run fincn fabric-incast.ini -D cc.algo=none
+# Each burst: 12 distinct senders, none the receiver, one receiver, at
+# 1 ms + k x 500 us until the arrivals stop at 10 ms.
+awk -F, 'NR > 1 && $4 == "incast" {
+		t = $6; n[t]++
+		if ($2 == $3 || (t SUBSEP $2) in seen) bad = 1
+		seen[t, $2] = 1
+		if ((t in dst) && dst[t] != $3) bad = 1
+		dst[t] = $3
+	}
+	END {
+		for (t in n) {
+			bursts++
+			if (n[t] != 12 || (t - 1000) % 500) bad = 1
+		}
+		exit bad || bursts != 18
+	}' "$tmp/fincn/fct.csv"
+ok $? "fabric incast: 18 bursts of 12 distinct senders to one receiver"
 t "fabric incast: dcqcn's p99 FCT slowdown below none's, fewer pauses" \
 	fincd fabric-incast.ini -- 'fct_done >= 350' \
 	"sd_all_p99 < $(val fincn sd_all_p99)" \

@@ -6,17 +6,21 @@
 # and web search with incast bursts on the 2-leaf / 2-spine / 16-host
 # leaf-spine under every algorithm (none, dcqcn paper and mlx, dctcp,
 # timely, hpcc), the PFC pause-spreading scenario, and the cyclic buffer
-# dependency with and without its cycle.  One directory per run under
-# OUTDIR (fct.csv, slowdown.csv, ports.csv, queue.csv, pfc.csv,
-# summary.txt, queue.png, paused.png: each port's time paused), OUTDIR/fabric.txt with a row per run, and per
-# workload OUTDIR/fct-WORKLOAD.csv and slowdown-WORKLOAD-p50/p99.png: the
-# FCT slowdown by flow size of each algorithm.
+# dependency with and without its cycle, all into OUTDIR/fabric/: one
+# directory per run (fct.csv, slowdown.csv, ports.csv, queue.csv,
+# pfc.csv, summary.txt, queue.png, and paused.png: each port's time
+# paused), fabric.txt with a row per run, and per workload
+# fct-WORKLOAD.csv and slowdown-WORKLOAD-p50/p99.png: the FCT slowdown
+# by flow size of each algorithm.  The speed of each run goes to
+# OUTDIR/speed.txt.
 set -euo pipefail
 sim=$1
-out=$2
+out=$2/fabric
+speed=$2/speed.txt
 here=$(cd "$(dirname "$0")" && pwd -P)
 sc=$here/scenarios
 table=$out/fabric.txt
+mkdir -p "$out"
 algos=(none dcqcn-paper dcqcn-mlx dctcp timely hpcc)
 # arrivals for 50 ms, 30 ms more to finish
 long=(-D workload.stop_ms=50 -D sim.duration_ms=80)
@@ -76,7 +80,7 @@ frun() {
 	shift 2
 	mkdir -p "$dir"
 	"$sim" -q -o "$dir" -D "sim.name=$name" "$@" "$sc/$file" \
-		2>>"$out/speed.txt"
+		2>>"$speed"
 	qplot "$dir"
 	pplot "$dir"
 	awk -v name="$name" -F' = ' '

@@ -7,7 +7,8 @@
 # testbed of bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs
 # time with gnuplot (if installed).  OUTDIR/table.txt collects the
 # headline figures of every run, and of the episodes that flows joining
-# open.  Then the leaf-spine fabric's runs (run-fabric.sh, fabric.txt).
+# open.  Then the leaf-spine fabric's runs (run-fabric.sh, into
+# OUTDIR/fabric/).
 set -euo pipefail
 sim=$1
 out=$2
