@@ -36,19 +36,23 @@ algo_args() {
 	esac
 }
 
-# qplot DIR: queue.png, every switch port's queue over time
+# qplot DIR: queue.png, the queue over time of every switch port that
+# ever held more than two packets
 qplot() {
-	local dir=$1 n
+	local dir=$1 cols
 	command -v gnuplot >/dev/null || return 0
-	n=$(head -1 "$dir/queue.csv" | awk -F, '{ print NF }')
+	cols=$(awk -F, 'NR > 1 { for (i = 2; i <= NF; i++) if ($i > m[i]) m[i] = $i }
+		END { for (i = 2; i <= NF; i++) if (m[i] > 2.048) printf "%d ", i }' \
+		"$dir/queue.csv")
+	[ -n "$cols" ] || return 0
 	gnuplot <<-GP
 		set datafile separator ','
 		set terminal pngcairo size 1000,500 noenhanced
-		set key outside right font ',7'
+		set key outside right font ',8'
 		set xlabel 'time (us)'
 		set ylabel 'queue (KB)'
 		set output '$dir/queue.png'
-		plot for [i=2:$n] '$dir/queue.csv' using 1:i with lines title columnhead(i)
+		plot for [c in "$cols"] '$dir/queue.csv' using 1:(column(c + 0)) with lines title columnhead(c + 0)
 	GP
 }
 
