@@ -115,9 +115,9 @@ int fab_config_finish(struct sim_config *c)
 	u32 hosts = t->leaves * t->hosts_per_leaf;
 	int i;
 
-	if (c->gbn || c->red_wlog || c->loss_ppm) {
+	if (c->red_wlog || c->loss_ppm) {
 		fprintf(stderr,
-			"scenario: the fabric has no transport = gbn, red_wlog or loss\n");
+			"scenario: the fabric has no red_wlog or loss\n");
 		return -1;
 	}
 	if (!c->wl.stop || c->wl.stop > c->duration)

@@ -122,6 +122,9 @@ static void fab_dispatch(struct fab *fb, const struct sim_event *ev)
 	case FAB_EV_SAMPLE:
 		fab_sample(fb);
 		break;
+	case FAB_EV_RTO:
+		fab_rc_timeout(fb, ev->flow);
+		break;
 	}
 }
 
@@ -264,6 +267,9 @@ static int fab_summary(struct fab *fb, const char *dir, FILE *fp)
 		(unsigned long long)fb->marks, (unsigned long long)fb->cnps);
 	fprintf(fp, "xoffs = %llu\ndrops = %llu\n",
 		(unsigned long long)fb->xoffs, (unsigned long long)fb->drops);
+	if (c->gbn)
+		fprintf(fp, "retransmitted_kb = %.3f\ntimeouts = %llu\n",
+			fb->retx / 1000.0, (unsigned long long)fb->timeouts);
 	if (fab_ports_write(fb, dir, fp))
 		return -1;
 	fab_flows_write(fb, fp);

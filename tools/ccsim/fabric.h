@@ -38,6 +38,7 @@ enum fab_ev_kind {
 	FAB_EV_ARRIVE, /* packet .data reaches port .flow */
 	FAB_EV_PAUSE, /* a PFC frame reaches port .flow (.data 1 XOFF) */
 	FAB_EV_SAMPLE, /* queue samples */
+	FAB_EV_RTO, /* flow .flow's retransmit timer may have expired */
 };
 
 enum fab_node_kind { FAB_HOST, FAB_LEAF, FAB_SPINE };
@@ -58,12 +59,13 @@ struct fab_int {
 	u64 tx; /* bytes the port had sent, this packet included */
 };
 
-/* What a packet is: data, or an ACK or CNP on its way back. */
-enum fab_pkt_kind { FAB_DATA, FAB_ACK, FAB_CNP };
+/* What a packet is: data, or an ACK, NAK or CNP on its way back. */
+enum fab_pkt_kind { FAB_DATA, FAB_ACK, FAB_CNP, FAB_NAK };
 
 struct fab_pkt {
 	u32 flow;
 	u32 bytes;
+	u32 psn; /* data: its index in the flow; ACK, NAK: the next expected */
 	u32 in; /* the port it came in by, at the switch holding it */
 	u8 kind; /* enum fab_pkt_kind */
 	/*
@@ -131,10 +133,19 @@ struct fab_flow {
 	/* on_ack: the probe out (kernel/cc.c), the bytes up to its end */
 	bool probe_out;
 	u64 probe_end;
+	u64 probe_ts; /* ps: the probe began to leave */
 	u64 done_at; /* ps: the ACK of the last byte came back; 0 = not */
 	u64 cnps_rcvd;
+	/* transport = gbn (fab_rc.c): sender, PSNs */
+	u32 npkts; /* packets of a sized flow, 0 = unlimited */
+	u32 snd_una, snd_nxt, snd_max;
+	bool rto_pending; /* a FAB_EV_RTO is queued */
+	u64 rto_at; /* ps: the timer expires unless progress moves it */
+	u64 retx, timeouts, naks; /* bytes resent, RTO expiries, NAKs in */
 	/* receiver */
-	u64 rcvd; /* bytes */
+	u32 rcv_nxt; /* gbn: the next PSN expected */
+	bool nak_sent; /* gbn: a NAK for rcv_nxt is out */
+	u64 rcvd; /* bytes (gbn: in order) */
 	u64 np_last; /* ns of the last CNP sent, 0 = never */
 	u64 marks_rcvd;
 };
@@ -166,6 +177,7 @@ struct fab {
 	u32 *qs;
 	u32 nsamples, samples_cap;
 	u64 drops, marks, cnps, xoffs;
+	u64 retx, timeouts; /* gbn: bytes resent, RTO expiries */
 	FILE *queue_csv, *pfc_csv;
 };
 
@@ -214,6 +226,24 @@ void fab_flow_start(struct fab *fb, u32 i);
 void fab_nic_send(struct fab *fb, u32 host);
 void fab_nic_wake(struct fab *fb, u32 host);
 void fab_host_receive(struct fab *fb, u32 port, u32 pkt);
+/* Put flow @i back on its NIC's list if it has data again (go-back-N). */
+void fab_flow_wake(struct fab *fb, u32 i);
+/* Send the ACK or NAK (@kind) @pkt turns into from receiver @port. */
+void fab_reply(struct fab *fb, u32 port, u32 pkt, u8 kind, u64 ack_seq);
+
+/* ---- fab_rc.c ---- */
+void fab_rc_init(struct fab *fb, struct fab_flow *f);
+bool fab_rc_has_data(const struct fab_flow *f);
+/* The PSN @f sends next and its bytes. */
+u32 fab_rc_next(const struct fab *fb, const struct fab_flow *f, u32 *bytes);
+/* Byte offset of packet @psn in @f's stream. */
+u64 fab_rc_seq(const struct fab *fb, const struct fab_flow *f, u32 psn);
+void fab_rc_sent(struct fab *fb, u32 i, u32 psn, u32 bytes);
+/* Data @pkt reached its receiver at @port: new, in order? (ACK/NAK sent) */
+bool fab_rc_receive(struct fab *fb, u32 port, u32 pkt);
+void fab_rc_ack(struct fab *fb, u32 i, u32 psn);
+void fab_rc_nak(struct fab *fb, u32 i, u32 psn);
+void fab_rc_timeout(struct fab *fb, u32 i);
 
 /* ---- workload.c ---- */
 /* A new flow (src, dst, size, start, kind); its index or -1. */

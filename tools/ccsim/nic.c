@@ -83,6 +83,8 @@ void fab_flow_start(struct fab *fb, u32 i)
 	struct fab_flow *f = &fb->flows[i];
 
 	f->started = true;
+	if (fb->s->cfg.gbn)
+		fab_rc_init(fb, f);
 	fb->s->ops->init(&f->cc, &fb->params, fb->s->now / SIM_PS_PER_NS);
 	f->edt = 0;
 	if (fab_nic_add(&fb->nics[f->src], i))
@@ -94,9 +96,11 @@ void fab_flow_start(struct fab *fb, u32 i)
 /* Has flow @f sent all it will? */
 static bool fab_flow_sent_all(const struct fab *fb, const struct fab_flow *f)
 {
-	if (f->size)
-		return f->sent >= f->size;
-	return f->stop && fb->s->now >= f->stop;
+	if (f->stop && fb->s->now >= f->stop)
+		return true;
+	if (fb->s->cfg.gbn)
+		return !fab_rc_has_data(f);
+	return f->size && f->sent >= f->size;
 }
 
 /* Flow @i sends its next packet; false if out of memory. */
@@ -106,11 +110,20 @@ static bool fab_nic_emit(struct fab *fb, u32 i)
 	struct fab_flow *f = &fb->flows[i];
 	u64 left = f->size ? f->size - f->sent : s->cfg.mtu;
 	u32 bytes = left < s->cfg.mtu ? (u32)left : s->cfg.mtu;
+	u32 psn = (u32)(f->sent / s->cfg.mtu);
 	u32 pkt = fab_pkt_alloc(fb);
+	u64 end = f->sent + bytes; /* the stream offset after it */
 	struct fab_pkt *k;
 
 	if (pkt == U32_MAX)
 		return false;
+	if (s->cfg.gbn) {
+		psn = fab_rc_next(fb, f, &bytes);
+		end = fab_rc_seq(fb, f, psn) + bytes;
+		/* Karn, as kernel/cc.c: a resend up to the probe voids it */
+		if (psn < f->snd_max && f->probe_out && end <= f->probe_end)
+			f->probe_out = false;
+	}
 	if (f->cc.active)
 		sroce_cc_pace_packet(s->ops, &f->cc, &fb->params, &f->edt,
 				     s->now / SIM_PS_PER_NS, bytes,
@@ -118,13 +131,17 @@ static bool fab_nic_emit(struct fab *fb, u32 i)
 	k = &fb->pkts[pkt];
 	k->flow = i;
 	k->bytes = bytes;
+	k->psn = psn;
 	k->sent = s->now;
 	f->sent += bytes;
+	if (s->cfg.gbn)
+		fab_rc_sent(fb, i, psn, bytes);
 	if (s->ops->on_ack && !f->probe_out) {
 		/* kernel/cc.c: one probe at a time, one RTT sample each */
 		k->probe = 1;
 		f->probe_out = true;
-		f->probe_end = f->sent;
+		f->probe_end = end;
+		f->probe_ts = s->now;
 	}
 	fab_port_send(fb, f->src, pkt);
 	return true;
@@ -222,6 +239,19 @@ static void fab_np_cnp(struct fab *fb, u32 port, u32 i)
 		fab_pkt_free(fb, pkt);
 }
 
+void fab_reply(struct fab *fb, u32 port, u32 pkt, u8 kind, u64 ack_seq)
+{
+	struct fab_pkt *k = &fb->pkts[pkt];
+
+	/* the packet turns into its ACK, INT records and all */
+	k->kind = kind;
+	k->ack_seq = ack_seq;
+	k->bytes = FAB_ACK_BYTES;
+	k->hop = 0;
+	if (fab_ctl_send(fb, port, pkt))
+		fab_pkt_free(fb, pkt);
+}
+
 static void fab_data_receive(struct fab *fb, u32 port, u32 pkt)
 {
 	struct sim *s = fb->s;
@@ -231,19 +261,17 @@ static void fab_data_receive(struct fab *fb, u32 port, u32 pkt)
 	u64 ns = s->now / SIM_PS_PER_NS;
 	bool last, ce = k->ce;
 
+	if (s->cfg.gbn) {
+		fab_rc_receive(fb, port, pkt);
+		goto np;
+	}
 	f->rcvd += k->bytes;
 	last = f->size && f->rcvd >= f->size;
-	if (s->ops->on_int || k->probe || last) {
-		/* the packet turns into its ACK, INT records and all */
-		k->kind = FAB_ACK;
-		k->ack_seq = f->rcvd;
-		k->bytes = FAB_ACK_BYTES;
-		k->hop = 0;
-		if (fab_ctl_send(fb, port, pkt))
-			fab_pkt_free(fb, pkt);
-	} else {
+	if (s->ops->on_int || k->probe || last)
+		fab_reply(fb, port, pkt, FAB_ACK, f->rcvd);
+	else
 		fab_pkt_free(fb, pkt);
-	}
+np:
 	if (!ce)
 		return;
 	f->marks_rcvd++;
@@ -260,6 +288,8 @@ static void fab_ack(struct fab *fb, u32 pkt)
 	const struct fab_pkt *k = &fb->pkts[pkt];
 	struct fab_flow *f = &fb->flows[k->flow];
 	u64 ns = s->now / SIM_PS_PER_NS;
+	/* the sender's next byte: with go-back-N that of snd_nxt */
+	u64 nxt = s->cfg.gbn ? fab_rc_seq(fb, f, f->snd_nxt) : f->sent;
 	u32 h;
 
 	if (s->ops->on_int) {
@@ -273,13 +303,15 @@ static void fab_ack(struct fab *fb, u32 pkt)
 				.qlen = k->rec[h].qlen,
 			};
 		sroce_cc_telemetry(s->ops, &f->cc, &fb->params, &f->edt, ns,
-				   k->ack_seq, f->sent, &t);
+				   k->ack_seq, nxt, &t);
 	}
+	if (s->cfg.gbn)
+		fab_rc_ack(fb, k->flow, k->psn);
 	if (f->probe_out && k->ack_seq >= f->probe_end) {
 		/* as kernel/cc.c: the sample, and no bytes */
 		f->probe_out = false;
 		sroce_cc_ack(s->ops, &f->cc, &fb->params, &f->edt, ns,
-			     (s->now - k->sent) / SIM_PS_PER_NS, 0);
+			     (s->now - f->probe_ts) / SIM_PS_PER_NS, 0);
 	}
 	if (f->size && !f->done_at && k->ack_seq >= f->size)
 		f->done_at = s->now;
@@ -299,6 +331,18 @@ static void fab_cnp(struct fab *fb, u32 pkt)
 		     fb->s->now / SIM_PS_PER_NS);
 }
 
+void fab_flow_wake(struct fab *fb, u32 i)
+{
+	struct fab_flow *f = &fb->flows[i];
+
+	if (!f->active && f->started && !fab_flow_sent_all(fb, f)) {
+		if (fab_nic_add(&fb->nics[f->src], i))
+			return;
+		f->active = true;
+	}
+	fab_nic_send(fb, f->src);
+}
+
 /* A packet reached host port @port: data for the receiver, or feedback. */
 void fab_host_receive(struct fab *fb, u32 port, u32 pkt)
 {
@@ -308,6 +352,10 @@ void fab_host_receive(struct fab *fb, u32 port, u32 pkt)
 		break;
 	case FAB_ACK:
 		fab_ack(fb, pkt);
+		break;
+	case FAB_NAK:
+		fab_rc_nak(fb, fb->pkts[pkt].flow, fb->pkts[pkt].psn);
+		fab_pkt_free(fb, pkt);
 		break;
 	default:
 		fab_cnp(fb, pkt);
