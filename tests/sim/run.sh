@@ -381,6 +381,32 @@ same fdet1 fdet2 fct.csv slowdown.csv ports.csv queue.csv pfc.csv \
 ok $? "fabric: same scenario and seed: byte-identical CSV and summary"
 ! cmp -s "$tmp/fdet1/fct.csv" "$tmp/fdet3/fct.csv"
 ok $? "fabric: another seed draws other flows"
+# The fabric reduced to one switch is the single bottleneck: the 8-to-1
+# incast of incast.ini as one leaf of nine hosts agrees with it on the
+# link's use, the median and p99 queue, CNPs and pauses (seeds 1-4:
+# 0.906-0.912 of the link both, median 60-77 KB against 59-86, p99
+# 342-358 against 385-399, CNPs within 4 %, pauses equal).
+run x1 fabric-onehop.ini
+run s1 incast.ini -D flow.count=8 -D sim.duration_ms=40 \
+	-D sim.measure_start_ms=0
+r=1
+fu=$(port_val "$tmp/x1" L0-h0 tx_mb) && f50=$(port_val "$tmp/x1" L0-h0 q_p50_kb) &&
+	f99=$(port_val "$tmp/x1" L0-h0 q_p99_kb) &&
+	awk -v fu="$fu" -v su="$(val s1 utilisation)" -v f50="$f50" \
+		-v s50="$(val s1 queue_p50_kb)" -v f99="$f99" \
+		-v s99="$(val s1 queue_p99_kb)" -v fc="$(val x1 cnps)" \
+		-v sc="$(val s1 cnps)" -v fx="$(val x1 xoffs)" \
+		-v sx="$(val s1 pauses)" 'BEGIN {
+		fu /= 200	# MB in 40 ms of 40 Gb/s
+		printf "# fabric/single: use %.4f/%.4f, q50 %s/%s, q99 %s/%s, CNPs %s/%s, pauses %s/%s\n",
+			fu, su, f50, s50, f99, s99, fc, sc, fx, sx
+		exit !(fu - su < 0.02 && su - fu < 0.02 &&
+			f50 >= 0.75 * s50 && f50 <= 1.33 * s50 &&
+			f99 >= 0.8 * s99 && f99 <= 1.25 * s99 &&
+			fc >= 0.9 * sc && fc <= 1.1 * sc &&
+			fx >= 0.75 * sx && fx <= 1.25 * sx && sx > 0)
+	}' && r=0
+ok $r "fabric of one switch agrees with the single bottleneck's 8-to-1 incast"
 # The workload offers what it was asked to: FB Hadoop sizes (mean
 # 120 KB) at 50 % of 16 x 25 Gb/s for 20 ms are about 500 MB (478 MB,
 # 4125 flows; a heavy tail, hence the margin).

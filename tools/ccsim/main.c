@@ -4,13 +4,13 @@
  *
  *   ccsim [-o DIR] [-D section.key=value]... [-q] SCENARIO
  *
- * Runs SCENARIO (see scenario.c) for its duration; a scenario with a
- * [topo] section runs on a fabric (fabric.c).  Otherwise it writes rate.csv,
+ * Runs SCENARIO (see scenario.c) for its duration, writes rate.csv,
  * tput.csv, queue.csv, flows.csv, pfc.csv and summary.txt into DIR (if
- * given) and prints the
- * summary on stdout (unless -q).  The speed of the run (simulated seconds
- * per wall-clock and per CPU second) goes to stderr: it is the only
- * output that differs between two runs of the same scenario and seed.
+ * given) and prints the summary on stdout (unless -q); a scenario with a
+ * [topo] section runs on a leaf-spine fabric instead, with outputs of
+ * its own (fabric.c).  The speed of the run (simulated seconds per
+ * wall-clock and per CPU second) goes to stderr: it is the only output
+ * that differs between two runs of the same scenario and seed.
  */
 #include <stdlib.h>
 #include <time.h>

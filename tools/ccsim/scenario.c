@@ -11,14 +11,15 @@
  *             start_window_us, transport (none/gbn), rto_us
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
- *             pfc_xon_kb
- *   [cc]      algo (none/dcqcn/dctcp/hpcc), flavour (paper/mlx),
+ *             pfc_xon_kb, pfc_headroom_kb (fabric)
+ *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
  *             size_kb (0 = unlimited), rate_gbps (0 = port rate),
  *             speed_gbps (the cc's line rate; 0 = rate_gbps), window_kb
- *             (gbn; 0 = unlimited), delay_us, count, stagger_us
+ *             (gbn; 0 = unlimited), delay_us, count, stagger_us; on the
+ *             fabric src, dst, src_step, via
  *   [topo], [workload]: the fabric (fab_scenario.c)
  *
  * The command line may override any key as section.key=value; a flow.*
