@@ -11,10 +11,11 @@
  *   fab_scenario.c  the [topo] and [workload] keys
  *   topo.c          nodes, ports and links of the leaf-spine; paths
  *                   (ECMP by flow hash, or a flow's via list)
- *   switch.c        a switch port: egress FIFO, RED/ECN, INT stamps,
- *                   shared buffer, PFC per ingress with headroom
+ *   switch.c        a port: data and control FIFOs, RED/ECN, INT
+ *                   stamps, shared buffer, PFC per ingress with headroom
  *   nic.c           the hosts: senders (pacing, cc glue, round robin over
  *                   the NIC's flows) and receivers (NP, ACKs with INT)
+ *   fab_rc.c        go-back-N ([sim] transport = gbn) for lossy fabrics
  *   workload.c      flow-size CDFs, Poisson arrivals, incast bursts
  *   fct.c           ideal FCT, slowdown by size bucket, fct.csv
  *   fabric.c        the event loop, samples, ports.csv and the summary
