@@ -9,7 +9,8 @@
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
-#   make sim        cc simulator (tools/ccsim): standard scenarios into build/sim/
+#   make sim        cc simulator (tools/ccsim): standard scenarios and the
+#                   leaf-spine fabric's FCT runs into build/sim/
 #   make fuzz       libFuzzer targets of kernel/proto, FUZZ_SECONDS (60) each
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources

@@ -9,7 +9,9 @@
 # the go-back-N transport on the guest testbed's parameters (window, loss
 # recovery, DCQCN cut/recovery cycles), HPCC on INT (the incast's queue
 # near zero, staggered joins fair, W_c's RTT under loss), determinism (two runs byte-identical, another seed
-# differs) and the parser's errors.
+# differs) and the parser's errors; on the leaf-spine fabric, FCT against
+# the ideal, the workload, HPCC's queues, incast tails, PFC pause
+# spreading and a cyclic-buffer-dependency deadlock.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
 # '!COMMAND' conditions are single-quoted: t() expands them per run.
 # shellcheck disable=SC2016
@@ -354,6 +356,176 @@ t "testbed-50: cc none overflows the same queue" \
 	tb50n testbed-50.ini -D sim.duration_ms=4000 -D sim.measure_start_ms=1000 \
 	-D cc.algo=none -- 'drops > 1000'
 
+# The leaf-spine fabric (fabric.h): 2 leaves, 2 spines, 16 hosts at
+# 25 Gb/s, 100 Gb/s core.  fct_us and slowdown are those of the ACK of a
+# flow's last byte, against the same flow alone on the empty fabric.
+
+# port_val DIR PORT COLUMN: a column (by header name) of ports.csv's row
+# for PORT (e.g. h15-L1)
+port_val() {
+	awk -F, -v p="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$2 == p { print $col[c]; found = 1 }
+		END { exit !found }' "$1/ports.csv"
+}
+
+t "fabric: a flow alone has slowdown 1.000, across leaves and within one" \
+	falone fabric-alone.ini -- 'flow0_slowdown == 1' \
+	'flow1_slowdown == 1' 'fct_done == 2' 'drops <= 0'
+fshort=(-D workload.stop_ms=5 -D sim.duration_ms=15)
+run fdet1 fabric-websearch.ini "${fshort[@]}"
+run fdet2 fabric-websearch.ini "${fshort[@]}"
+run fdet3 fabric-websearch.ini "${fshort[@]}" -D sim.seed=2
+same fdet1 fdet2 fct.csv slowdown.csv ports.csv queue.csv pfc.csv \
+	summary.txt
+ok $? "fabric: same scenario and seed: byte-identical CSV and summary"
+! cmp -s "$tmp/fdet1/fct.csv" "$tmp/fdet3/fct.csv"
+ok $? "fabric: another seed draws other flows"
+# The fabric reduced to one switch is the single bottleneck: the 8-to-1
+# incast of incast.ini as one leaf of nine hosts agrees with it on the
+# link's use, the median and p99 queue, CNPs and pauses (seeds 1-4:
+# 0.906-0.912 of the link both, median 60-77 KB against 59-86, p99
+# 342-358 against 385-399, CNPs within 4 %, pauses equal).
+run x1 fabric-onehop.ini
+run s1 incast.ini -D flow.count=8 -D sim.duration_ms=40 \
+	-D sim.measure_start_ms=0
+r=1
+fu=$(port_val "$tmp/x1" L0-h0 tx_mb) && f50=$(port_val "$tmp/x1" L0-h0 q_p50_kb) &&
+	f99=$(port_val "$tmp/x1" L0-h0 q_p99_kb) &&
+	awk -v fu="$fu" -v su="$(val s1 utilisation)" -v f50="$f50" \
+		-v s50="$(val s1 queue_p50_kb)" -v f99="$f99" \
+		-v s99="$(val s1 queue_p99_kb)" -v fc="$(val x1 cnps)" \
+		-v sc="$(val s1 cnps)" -v fx="$(val x1 xoffs)" \
+		-v sx="$(val s1 pauses)" 'BEGIN {
+		fu /= 200	# MB in 40 ms of 40 Gb/s
+		printf "# fabric/single: use %.4f/%.4f, q50 %s/%s, q99 %s/%s, CNPs %s/%s, pauses %s/%s\n",
+			fu, su, f50, s50, f99, s99, fc, sc, fx, sx
+		exit !(fu - su < 0.02 && su - fu < 0.02 &&
+			f50 >= 0.75 * s50 && f50 <= 1.33 * s50 &&
+			f99 >= 0.8 * s99 && f99 <= 1.25 * s99 &&
+			fc >= 0.9 * sc && fc <= 1.1 * sc &&
+			fx >= 0.75 * sx && fx <= 1.25 * sx && sx > 0)
+	}' && r=0
+ok $r "fabric of one switch agrees with the single bottleneck's 8-to-1 incast"
+# The workload offers what it was asked to: FB Hadoop sizes (mean
+# 120 KB) at 50 % of 16 x 25 Gb/s for 20 ms are about 500 MB (478 MB,
+# 4125 flows; a heavy tail, hence the margin).
+run fload fabric-websearch.ini -D workload.cdf=fb_hadoop \
+	-D workload.stop_ms=20 -D sim.duration_ms=20 -D cc.algo=none
+load=$(awk -F, 'NR > 1 && $4 == "poisson" { b += $5 }
+	END { printf "%.3f", b / (16 * 25e9 / 8 * 0.02) }' "$tmp/fload/fct.csv")
+awk -v l="$load" 'BEGIN { exit !(l >= 0.45 && l <= 0.55) }'
+ok $? "fabric workload: Poisson arrivals offer 50 % load ($load)"
+# Web search at 50 % load, arrivals for 10 ms: DCQCN holds queues of a
+# few hundred KB at the busiest ports (253 KB p99 at the worst, 128
+# XOFFs), HPCC's INT from every hop keeps them near zero (5 KB, no
+# pause), and PFC loses nothing either way.
+t "fabric web search (dcqcn): all flows but the late big ones finish, lossless" \
+	fws fabric-websearch.ini -- 'fct_done >= 135' 'drops <= 0' \
+	'queue_p99_max_kb > 100'
+t "fabric web search (hpcc): queues near zero, no pause, no drop" fwsh \
+	fabric-websearch.ini -D cc.algo=hpcc -- 'queue_p99_max_kb <= 30' \
+	'xoffs <= 0' 'drops <= 0' 'fct_done >= 135'
+q_h=$(val fwsh queue_p99_max_kb)
+q_d=$(val fws queue_p99_max_kb)
+awk -v a="$q_h" -v b="$q_d" 'BEGIN { exit !(a * 4 < b) }'
+ok $? "fabric: hpcc's worst p99 queue ($q_h KB) < 1/4 of dcqcn's ($q_d KB)"
+# ECMP: the flows between the leaves hash onto both spines.
+r=1
+a=$(port_val "$tmp/fws" L0-S0 tx_mb) && b=$(port_val "$tmp/fws" L0-S1 tx_mb) &&
+	awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > (a + b) / 4 && b > (a + b) / 4) }' &&
+	r=0
+echo "# L0 up: $a and $b MB"
+ok $r "fabric: ECMP puts a quarter or more of leaf 0's upward bytes on each spine"
+# Incast bursts on top (12 x 100 KB every 500 us): without cc PFC pauses
+# spread (3606 XOFFs) and the tail of the FCTs grows; DCQCN cuts both
+# (p99 slowdown 18.5 against 23.5, of flows up to 100 KB 13.3 against
+# 23.5, 575 XOFFs; seeds 1-4 alike).
+run fincn fabric-incast.ini -D cc.algo=none
+# Each burst: 12 distinct senders, none the receiver, one receiver, at
+# 1 ms + k x 500 us until the arrivals stop at 10 ms.
+awk -F, 'NR > 1 && $4 == "incast" {
+		t = $6; n[t]++
+		if ($2 == $3 || (t SUBSEP $2) in seen) bad = 1
+		seen[t, $2] = 1
+		if ((t in dst) && dst[t] != $3) bad = 1
+		dst[t] = $3
+	}
+	END {
+		for (t in n) {
+			bursts++
+			if (n[t] != 12 || (t - 1000) % 500) bad = 1
+		}
+		exit bad || bursts != 18
+	}' "$tmp/fincn/fct.csv"
+ok $? "fabric incast: 18 bursts of 12 distinct senders to one receiver"
+t "fabric incast: dcqcn's p99 FCT slowdown below none's, fewer pauses" \
+	fincd fabric-incast.ini -- 'fct_done >= 350' \
+	"sd_all_p99 < $(val fincn sd_all_p99)" \
+	"sd_le100k_p99 < $(val fincn sd_le100k_p99)" \
+	"xoffs < $(val fincn xoffs)"
+# Pause spreading: h8..h14 incast into h0; h15 -> h1 shares no
+# congested port with them.  Without cc the pause reaches h15's NIC (not
+# on the congested path) and the victim has not finished after 5 ms
+# (4 MB, 1.29 ms alone); h2 -> h3 within leaf 0 is not touched.  With
+# hpcc the victim is not paused and finishes near its ideal time.
+t "fabric PFC without cc: the pause spreads to a victim off the congested path" \
+	fps fabric-pfc-spread.ini -D sim.duration_ms=5 -- \
+	'!v=$(port_val $d h15-L1 xoff_rcvd); echo "# h15 XOFFs $v"; [ "$v" -gt 0 ]' \
+	'!v=$(port_val $d S0-L0 xoff_rcvd); [ "$v" -gt 0 ]' \
+	'!v=$(port_val $d h2-L0 xoff_rcvd); [ "$v" -eq 0 ]' \
+	'flow7_rcvd_b < 4000000' 'flow8_slowdown == 1' 'drops <= 0'
+# Hop by hop: the first XOFF of each switch (pfc.csv) comes from L0
+# (whose port to h0 is congested), then from both spines, then from L1.
+first_xoff() {
+	awk -F, -v n="$2" 'NR > 1 && $2 == n && $4 == "xoff" { print $1; exit }' \
+		"$1/pfc.csv"
+}
+r=1
+l0=$(first_xoff "$tmp/fps" L0) && s0=$(first_xoff "$tmp/fps" S0) &&
+	s1=$(first_xoff "$tmp/fps" S1) && l1=$(first_xoff "$tmp/fps" L1) &&
+	[ "$l0" -lt "$s0" ] && [ "$l0" -lt "$s1" ] && [ "$s0" -lt "$l1" ] &&
+	[ "$s1" -lt "$l1" ] && r=0
+echo "# first XOFF (ns): L0 $l0, S0 $s0, S1 $s1, L1 $l1"
+ok $r "fabric PFC: the pause propagates hop by hop, L0 then the spines then L1"
+# The headroom: with 5 KB an ingress cannot take what its link still
+# carries after the XOFF (8.3 KB on a host link, 27 KB on a core link):
+# PFC loses packets.
+t "fabric PFC: a headroom below the link's round trip drops packets" \
+	fhr fabric-pfc-spread.ini -D sim.duration_ms=5 \
+	-D switch.pfc_headroom_kb=5 -- 'drops > 100'
+t "fabric PFC with hpcc: the victim is not paused and finishes near ideal" \
+	fpsh fabric-pfc-spread.ini -D cc.algo=hpcc -- \
+	'!v=$(port_val $d h15-L1 xoff_rcvd); [ "$v" -eq 0 ]' \
+	'flow7_slowdown < 1.2'
+# Without PFC the fabric drops, and go-back-N (transport = gbn) repairs:
+# the pause-spreading flows through 300 KB switch buffers lose 124000
+# packets, and each flow still delivers its 4 MB once, in order.
+gbn=(-D sim.transport=gbn -D sim.rto_us=500 -D switch.pfc=off)
+t "fabric without PFC, go-back-N: drops resent, each flow delivers 4 MB once" \
+	fgbn fabric-pfc-spread.ini "${gbn[@]}" -D switch.buffer_kb=300 \
+	-D sim.duration_ms=30 -- 'drops > 1000' 'retransmitted_kb > 1000' \
+	'fct_done == 9' 'min_rcvd_b == 4000000' 'max_rcvd_b == 4000000'
+# Incast without PFC: without cc the bursts overflow the buffers and
+# go-back-N resends far more than is lost (424000 drops, 607 MB resent,
+# 32 flows unfinished after 30 ms); DCQCN keeps the same fabric lossless.
+run fgbnn fabric-incast.ini "${gbn[@]}" -D cc.algo=none
+run fgbnd fabric-incast.ini "${gbn[@]}"
+t "fabric without PFC: incast drops without cc, none with dcqcn, all done" \
+	fgbnd = -- 'drops <= 0' "fct_done == $(val fgbnd fct_flows)" \
+	"sd_all_p99 < $(val fgbnn sd_all_p99)" \
+	"!v=$(val fgbnn drops); echo \"# without cc \$v drops\"; [ \"\$v\" -gt 1000 ]"
+# The cyclic buffer dependency: the bounce paths close a cycle of
+# paused ports that never drains (nothing more is received between
+# 5 and 10 ms); routed up-down, the same first group finishes.
+run fdl5 fabric-deadlock.ini -D sim.duration_ms=5
+t "fabric: a cyclic buffer dependency deadlocks (4 ports stuck, no flow done)" \
+	fdl fabric-deadlock.ini -- 'ports_stuck >= 4' 'fct_done <= 0' \
+	"flow0_rcvd_b == $(val fdl5 flow0 | awk '{ print $8 }')"
+t "fabric: without the cycle (up-down routes) nothing is stuck, all finish" \
+	fdln fabric-deadlock-nocycle.ini -- 'ports_stuck <= 0' \
+	'fct_done == 6' 'drops <= 0'
+
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$flags" \
@@ -368,8 +540,16 @@ if [ $r -eq 0 ]; then
 	same san1 inc summary.txt flows.csv || r=1
 	same san2 tb4 summary.txt || r=1
 	same san3 hpcc summary.txt flows.csv || r=1
+	bin=$san_sim run san4 fabric-incast.ini -D cc.algo=none || r=1
+	bin=$san_sim run san5 fabric-websearch.ini -D cc.algo=hpcc || r=1
+	bin=$san_sim run san6 fabric-pfc-spread.ini "${gbn[@]}" \
+		-D switch.buffer_kb=300 -D sim.duration_ms=30 || r=1
+	grep -E 'runtime error|AddressSanitizer' "$tmp"/san*.err && r=1
+	same san4 fincn summary.txt fct.csv ports.csv || r=1
+	same san5 fwsh summary.txt fct.csv ports.csv || r=1
+	same san6 fgbn summary.txt fct.csv ports.csv || r=1
 fi
-ok $r "sanitizer build runs incast, gbn and hpcc clean, byte-identical"
+ok $r "sanitizer build runs incast, gbn, hpcc and the fabric clean, byte-identical"
 
 # The parser: an unknown key is an error naming the line, and values that
 # would overflow or shift out of range are rejected.
@@ -392,6 +572,24 @@ if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
 	r=1
 fi
 ok $r "scenario parser rejects unknown keys (file:line) and bad values"
+
+# The fabric's keys: out-of-range values, a path through switches that
+# are not neighbours, hosts that do not exist, a CDF that is not one.
+printf '0 0\n5000 60\n1000 100\n' >"$tmp/bad.cdf"
+r=0
+for d in topo.leaves=0 topo.spines=65 topo.host_rate_gbps=0 \
+	workload.load=1.5 workload.cdf=nosuch workload.cdf=$tmp/bad.cdf \
+	workload.incast_fanin=16 flow.via=S0 'flow.via=L0 L1' flow.via=X1 \
+	flow.src=16 flow.dst=0 switch.loss=0.01 switch.red_wlog=3; do
+	if "$sim" -q -D "$d" -D workload.incast_interval_us=100 \
+		"$sc/fabric-alone.ini" >/dev/null 2>&1; then
+		echo "# accepted $d"
+		r=1
+	fi
+done
+"$sim" -q -D workload.incast_interval_us=100 "$sc/fabric-alone.ini" \
+	>/dev/null 2>&1 || r=1
+ok $r "fabric keys: bad values, paths, hosts and CDFs rejected"
 
 echo "1..$n"
 echo "$npass passed, $nfail failed"

@@ -33,6 +33,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
 		return &sroce_cc_dctcp_ops;
 	case SIM_CC_HPCC:
 		return &sroce_cc_hpcc_ops;
+	case SIM_CC_TIMELY:
+		return &sroce_cc_timely_ops;
 	default:
 		return &sroce_cc_none_ops;
 	}

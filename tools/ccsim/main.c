@@ -6,16 +6,17 @@
  *
  * Runs SCENARIO (see scenario.c) for its duration, writes rate.csv,
  * tput.csv, queue.csv, flows.csv, pfc.csv and summary.txt into DIR (if
- * given) and prints the
- * summary on stdout (unless -q).  The speed of the run (simulated seconds
- * per wall-clock and per CPU second) goes to stderr: it is the only
- * output that differs between two runs of the same scenario and seed.
+ * given) and prints the summary on stdout (unless -q); a scenario with a
+ * [topo] section runs on a leaf-spine fabric instead, with outputs of
+ * its own (fabric.c).  The speed of the run (simulated seconds per
+ * wall-clock and per CPU second) goes to stderr: it is the only output
+ * that differs between two runs of the same scenario and seed.
  */
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "fabric.h"
 
 static void sim_usage(void)
 {
@@ -135,6 +136,8 @@ int main(int argc, char **argv)
 			return 1;
 	if (sim_config_finish(&s.cfg))
 		return 1;
+	if (fab_enabled(&s.cfg))
+		return fab_main(&s, dir, quiet);
 	t0 = sim_clock(CLOCK_MONOTONIC);
 	c0 = sim_clock(CLOCK_PROCESS_CPUTIME_ID);
 	if (sim_run(&s, dir)) {

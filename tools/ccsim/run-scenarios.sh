@@ -7,7 +7,8 @@
 # testbed of bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs
 # time with gnuplot (if installed).  OUTDIR/table.txt collects the
 # headline figures of every run, and of the episodes that flows joining
-# open.
+# open.  Then the leaf-spine fabric's runs (run-fabric.sh, into
+# OUTDIR/fabric/).
 set -euo pipefail
 sim=$1
 out=$2
@@ -169,5 +170,7 @@ episode join-leave-paper 60 40 100
 episode join-leave-mlx 20 40 40
 
 cat "$table"
+# the leaf-spine fabric: workloads, FCT, PFC spreading, deadlock
+"$here/run-fabric.sh" "$sim" "$out"
 echo "speed:"
 cat "$out/speed.txt"

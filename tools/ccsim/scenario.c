@@ -11,14 +11,16 @@
  *             start_window_us, transport (none/gbn), rto_us
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
- *             pfc_xon_kb
- *   [cc]      algo (none/dcqcn/dctcp/hpcc), flavour (paper/mlx),
+ *             pfc_xon_kb, pfc_headroom_kb (fabric)
+ *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
  *             size_kb (0 = unlimited), rate_gbps (0 = port rate),
  *             speed_gbps (the cc's line rate; 0 = rate_gbps), window_kb
- *             (gbn; 0 = unlimited), delay_us, count, stagger_us
+ *             (gbn; 0 = unlimited), delay_us, count, stagger_us; on the
+ *             fabric src, dst, src_step, via
+ *   [topo], [workload]: the fabric (fab_scenario.c)
  *
  * The command line may override any key as section.key=value; a flow.*
  * override applies to every [flow] section.
@@ -26,7 +28,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "sim.h"
+#include "fabric.h"
 
 #define SIM_LINE_MAX 256
 
@@ -55,6 +57,17 @@ void sim_config_default(struct sim_config *c)
 	c->cnp_gap = 50000;
 	c->rto = 67108864ULL * SIM_PS_PER_NS; /* IBA 4.096 us * 2^14 */
 	c->pace_burst = SROCE_CC_BURST_NS; /* kernel/proto/cc.h */
+	/* the fabric's, used once a [topo] key is set */
+	c->topo.spines = 2;
+	c->topo.hosts_per_leaf = 8;
+	c->topo.host_rate = 25000000;
+	c->topo.core_rate = 100000000;
+	c->topo.host_delay = 1 * SIM_PS_PER_US;
+	c->topo.core_delay = 1 * SIM_PS_PER_US;
+	c->wl.load_ppm = 500000;
+	c->wl.incast_fanin = 8;
+	c->wl.incast_size = 64000;
+	c->wl.incast_dst = U32_MAX;
 }
 
 static int sim_num(const char *val, double *out)
@@ -102,6 +115,12 @@ static int sim_set_flow(struct sim_flow_cfg *f, const char *key, double v)
 		f->count = (u32)sim_round(v);
 	else if (!strcmp(key, "stagger_us"))
 		f->stagger = sim_round(v * SIM_PS_PER_US);
+	else if (!strcmp(key, "src") && v < U32_MAX)
+		f->src = (u32)v;
+	else if (!strcmp(key, "dst") && v < U32_MAX)
+		f->dst = (u32)v;
+	else if (!strcmp(key, "src_step") && v < 65536)
+		f->src_step = (u32)v;
 	else
 		return -1;
 	return 0;
@@ -163,6 +182,8 @@ static int sim_set_switch(struct sim_config *c, const char *key,
 		c->xoff = sim_round(v * 1000);
 	else if (!strcmp(key, "pfc_xon_kb"))
 		c->xon = sim_round(v * 1000);
+	else if (!strcmp(key, "pfc_headroom_kb"))
+		c->topo.headroom = sim_round(v * 1000);
 	else
 		return -1;
 	return 0;
@@ -182,6 +203,8 @@ static int sim_set_cc(struct sim_config *c, const char *key, const char *val)
 			c->algo = SIM_CC_DCTCP;
 		else if (!strcmp(val, "hpcc"))
 			c->algo = SIM_CC_HPCC;
+		else if (!strcmp(val, "timely"))
+			c->algo = SIM_CC_TIMELY;
 		else
 			return -1;
 		return 0;
@@ -245,6 +268,21 @@ static int sim_set(struct sim_config *c, const char *sect,
 		return sim_set_switch(c, key, val, v);
 	if (!strcmp(sect, "cc"))
 		return sim_set_cc(c, key, val);
+	if (!strcmp(sect, "topo"))
+		return fab_set_topo(c, key, val);
+	if (!strcmp(sect, "workload"))
+		return fab_set_workload(c, key, val);
+	if (!strcmp(sect, "flow") && !strcmp(key, "via")) {
+		if (strlen(val) >= sizeof(flow->via))
+			return -1;
+		if (flow) {
+			strcpy(flow->via, val);
+			return 0;
+		}
+		for (i = 0; i < c->nflows; i++)
+			strcpy(c->flows[i].via, val);
+		return 0;
+	}
 	if (strcmp(sect, "flow") || sim_num(val, &v))
 		return -1;
 	if (flow)
@@ -278,6 +316,10 @@ int sim_config_load(struct sim_config *c, const char *path)
 		perror(path);
 		return -1;
 	}
+	/* the directory relative paths in the file start from */
+	snprintf(c->dir, sizeof(c->dir), "%.*s",
+		 strrchr(path, '/') ? (int)(strrchr(path, '/') - path) : 1,
+		 strrchr(path, '/') ? path : ".");
 	while (fgets(line, sizeof(line), fp)) {
 		char *p, *eq;
 
@@ -375,6 +417,7 @@ int sim_config_finish(struct sim_config *c)
 			*f = tmpl[i];
 			f->count = 1;
 			f->start += k * tmpl[i].stagger;
+			f->src += k * tmpl[i].src_step;
 			if (!f->rate)
 				f->rate = c->port_rate;
 			if (!f->speed)
@@ -383,9 +426,12 @@ int sim_config_finish(struct sim_config *c)
 		}
 	}
 	c->nflows = n;
-	if (!n || !c->duration || !c->sample || c->mtu < 64 || !c->port_rate ||
-	    c->kmax <= c->kmin || c->pmax_ppm > 1000000 || c->xon > c->xoff ||
-	    c->buffer < c->mtu || (c->gbn && !c->rto)) {
+	if (fab_enabled(c) && fab_config_finish(c))
+		return -1;
+	if ((!n && !fab_enabled(c)) || !c->duration || !c->sample ||
+	    c->mtu < 64 || !c->port_rate || c->kmax <= c->kmin ||
+	    c->pmax_ppm > 1000000 || c->xon > c->xoff || c->buffer < c->mtu ||
+	    (c->gbn && !c->rto)) {
 		fprintf(stderr,
 			"scenario: need flows, duration, sample, mtu >= 64, rate, kmax > kmin, pmax <= 1, xon <= xoff, buffer >= mtu, rto with gbn\n");
 		return -1;

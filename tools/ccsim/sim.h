@@ -20,6 +20,10 @@
  *   scenario.c  the scenario file parser (INI-like) and -D overrides
  *   output.c    CSV time series and the summary
  *   main.c      command line, the event loop
+ *
+ * A scenario with a [topo] section runs on a leaf-spine fabric instead
+ * (fabric.h: its own files, sharing evq.c, scenario.c and flow.c's cc
+ * glue helpers).
  */
 #ifndef _CCSIM_SIM_H
 #define _CCSIM_SIM_H
@@ -72,7 +76,13 @@ bool sim_evq_pop(struct sim_evq *q, struct sim_event *ev);
 
 /* ---- scenario.c ---- */
 
-enum sim_algo { SIM_CC_NONE, SIM_CC_DCQCN, SIM_CC_DCTCP, SIM_CC_HPCC };
+enum sim_algo {
+	SIM_CC_NONE,
+	SIM_CC_DCQCN,
+	SIM_CC_DCTCP,
+	SIM_CC_HPCC,
+	SIM_CC_TIMELY,
+};
 
 struct sim_flow_cfg {
 	u64 start; /* ps */
@@ -84,6 +94,31 @@ struct sim_flow_cfg {
 	u64 delay; /* ps, sender <-> switch one way */
 	u32 count; /* this many identical flows ... */
 	u64 stagger; /* ... each starting this many ps after the previous */
+	/* fabric only ([topo]): the hosts, and a path other than ECMP's */
+	u32 src, dst;
+	u32 src_step; /* with count: each copy's src this much above */
+	char via[64]; /* switch names between them ("L0 S1 L1"); "" = ECMP */
+};
+
+/*
+ * The fabric ([topo], [workload]; fabric.h): a leaf-spine of
+ * leaves x hosts_per_leaf hosts.  leaves = 0: the single bottleneck.
+ */
+struct sim_topo_cfg {
+	u32 leaves, spines, hosts_per_leaf;
+	u64 host_rate, core_rate; /* kbit/s: host-leaf, leaf-spine links */
+	u64 host_delay, core_delay; /* ps, one way */
+	u64 headroom; /* bytes an ingress may queue beyond xoff */
+};
+
+struct sim_wl_cfg {
+	char cdf[256]; /* flow-size CDF file ("" = no random flows) */
+	u32 load_ppm; /* offered load per host, 1e-6 of its link rate */
+	u64 start, stop; /* ps: Poisson arrivals in [start, stop) */
+	u64 incast_start, incast_interval; /* ps; interval 0 = no incast */
+	u32 incast_fanin; /* senders per burst */
+	u64 incast_size; /* bytes each */
+	u32 incast_dst; /* receiver host; U32_MAX = a random one */
 };
 
 struct sim_cc_ov {
@@ -125,6 +160,10 @@ struct sim_config {
 	/* flows (templates before sim_config_expand(), flows after) */
 	int nflows;
 	struct sim_flow_cfg flows[SIM_MAX_FLOWS];
+	/* fabric */
+	char dir[256]; /* the scenario file's directory (cdf paths) */
+	struct sim_topo_cfg topo;
+	struct sim_wl_cfg wl;
 };
 
 void sim_config_default(struct sim_config *c);
