@@ -772,6 +772,11 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
  * POST_SEND, wr_count 0): its WQEs are in the mapped SQ already.  A kernel
  * ULP's WRs are written into the kernel ring here.  Then the requester
  * runs inline, or from the work item when the caller has interrupts off.
+ * For a kernel ULP no completion callback runs inside the post, for the
+ * reasons of sroce_post_recv(): the work item posts the send CQEs (UD and
+ * UC complete at transmit, a QP in ERR flushes) and makes a fatal error's
+ * move to ERR (sroce_req_run_post()).  A user QP's CQ handler only queues
+ * an event for ib_uverbs, so its doorbell posts them inline.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
@@ -808,7 +813,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (irqs_disabled() || in_hardirq())
 		sroce_task_schedule(qp);
 	else
-		sroce_req_run(qp);
+		sroce_req_run_post(qp);
 	return err;
 }
 
