@@ -140,6 +140,8 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
+	/* Rate and RTT probe: those of a new QP (req.lock -> cc.lock). */
+	sroce_cc_qp_reset(qp);
 }
 
 /*
