@@ -31,6 +31,7 @@
 #include "req.h"
 #include "srq.h"
 #include "task.h"
+#include "testhook.h"
 #include "verbs.h"
 
 /* Attribute masks this driver never accepts (no APM, no rate limit). */
@@ -507,13 +508,16 @@ static void sroce_qp_save_attr(struct sroce_qp *qp,
  * The QP has just entered the error state (IBA 10.3.1.8).  The rings carry
  * SROCE_RING_F_ERROR already; what remains is to complete every
  * outstanding WQE with IB_WC_WR_FLUSH_ERR (send and receive).  Called
- * without qp->lock; process or softirq context.
+ * without qp->lock; process or softirq context.  The last WQE is reported
+ * (QP with an SRQ, IBA 11.5.2.2) once per ERR, by the flush that ran for
+ * it: not by one that found the QP reset since (a racing modify), which
+ * has no WQE to report the last of, nor by a second flush of one ERR.
  */
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
 	sroce_req_flush(qp);
-	sroce_resp_flush(qp);
-	sroce_srq_last_wqe(&qp->ibqp);
+	if (sroce_resp_flush(qp))
+		sroce_srq_last_wqe(&qp->ibqp);
 }
 
 /* State change side effects on the rings (qp->lock held). */
@@ -589,8 +593,11 @@ out_unlock:
 
 	/* On success the old path (swapped into av), else the unused copy. */
 	rdma_destroy_ah_attr(&av);
-	if (!err && next == IB_QPS_ERR && cur != IB_QPS_ERR)
+	if (!err && next == IB_QPS_ERR && cur != IB_QPS_ERR) {
+		/* t-race: a modify to RESET overtakes the flush. */
+		sroce_test_delay(SROCE_TEST_QP_FLUSH);
 		sroce_qp_flush(qp);
+	}
 	return err;
 }
 

@@ -33,8 +33,19 @@
  *  5. The same on a UD QP in RTS, which completes its sends at transmit:
  *     sends to a QP number nobody has, on the device's own GID (the "gid"
  *     parameter), all complete successfully, never inside a post.
+ *
+ * With race=1 (t-race.sh, sroce.ko built with SROCE_TEST_HOOKS=1 and its
+ * test_qp_flush_ms set, so that modify_qp to ERR sleeps before its flush)
+ * only these run, on an RC QP attached to an SRQ:
+ *
+ *  1. modify to ERR: one IB_EVENT_QP_LAST_WQE_REACHED (IBA 11.5.2.2).
+ *  2. A thread modifies to ERR; while it sleeps before its flush we reset
+ *     the QP.  The flush finds a reset QP and flushes nothing: it has no
+ *     last WQE to report, and reports none.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <rdma/ib_cache.h>
@@ -47,6 +58,10 @@ MODULE_PARM_DESC(dev, "RDMA device to run on");
 static int gid = -1;
 module_param(gid, int, 0444);
 MODULE_PARM_DESC(gid, "index of a RoCE v2 GID of the device (case 5)");
+
+static bool race;
+module_param(race, bool, 0444);
+MODULE_PARM_DESC(race, "run only the SRQ cases of t-race.sh");
 
 /* Case 5's destination: a QP number no QP of the device has. */
 #define KC_NO_QPN 0xfffffe
@@ -76,6 +91,8 @@ struct kc {
 	atomic_t done; /* send completions polled */
 	atomic_t bad; /* ... with another status than want */
 	struct ib_ah *ah; /* case 5 */
+	struct ib_srq *srq; /* race cases: the QP's SRQ */
+	atomic_t last_wqe; /* ... IB_EVENT_QP_LAST_WQE_REACHED raised */
 };
 
 static int kc_ntest, kc_nfail;
@@ -198,9 +215,20 @@ static void kc_free(struct kc *k)
 		ib_destroy_cq(k->cq);
 	if (k->ah)
 		rdma_destroy_ah(k->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (k->srq)
+		ib_destroy_srq(k->srq);
 	k->qp = NULL;
 	k->cq = NULL;
 	k->ah = NULL;
+	k->srq = NULL;
+}
+
+static void kc_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kc *k = ctx;
+
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(&k->last_wqe);
 }
 
 /* A CQ of ours and a QP of @type on it, in INIT. */
@@ -232,6 +260,7 @@ static int kc_setup_type(struct kc *k, enum ib_qp_type type)
 	atomic_set(&k->inside, 0);
 	atomic_set(&k->done, 0);
 	atomic_set(&k->bad, 0);
+	atomic_set(&k->last_wqe, 0);
 	k->repost = -EINPROGRESS;
 	cq = ib_create_cq(k->ibdev, kc_comp, NULL, k, &ca);
 	if (IS_ERR(cq))
@@ -239,6 +268,9 @@ static int kc_setup_type(struct kc *k, enum ib_qp_type type)
 	k->cq = cq;
 	qa.send_cq = cq;
 	qa.recv_cq = cq;
+	qa.srq = k->srq;
+	qa.event_handler = kc_qp_event;
+	qa.qp_context = k;
 	qp = ib_create_qp(k->pd, &qa);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
@@ -440,6 +472,103 @@ static void kc_case_send_ud(struct kc *k)
 	k->send_loop = false;
 }
 
+/* Race cases: an RC QP in INIT attached to a new SRQ. */
+static int kc_setup_srq(struct kc *k)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq;
+
+	srq = ib_create_srq(k->pd, &sa);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	k->srq = srq;
+	return kc_setup(k);
+}
+
+static int kc_query_state(struct kc *k)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr a;
+
+	return ib_query_qp(k->qp, &a, IB_QP_STATE, &init) ?: a.qp_state;
+}
+
+static void kc_race_control(struct kc *k)
+{
+	char why[64];
+	int err;
+
+	err = kc_setup_srq(k) ?: kc_to_err(k);
+	snprintf(why, sizeof(why), "modify %d, last-WQE events %d", err,
+		 atomic_read(&k->last_wqe));
+	kc_report(!err && atomic_read(&k->last_wqe) == 1,
+		  "SRQ QP to ERR: one last-WQE event", why);
+	kc_free(k);
+}
+
+/* The racing modify to ERR, in a thread of its own. */
+struct kc_modify {
+	struct kc *k;
+	int err;
+	struct completion done;
+};
+
+static int kc_modify_fn(void *arg)
+{
+	struct kc_modify *m = arg;
+
+	m->err = kc_to_err(m->k);
+	complete(&m->done);
+	return 0;
+}
+
+static void kc_race_reset(struct kc *k)
+{
+	struct kc_modify m = { .k = k };
+	struct task_struct *t;
+	int err, i, seen = -1, reset = -1, end = -1;
+	char why[128];
+
+	init_completion(&m.done);
+	err = kc_setup_srq(k);
+	if (err)
+		goto report;
+	t = kthread_run(kc_modify_fn, &m, "kc_modify");
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto report;
+	}
+	/*
+	 * The thread's modify sets ERR under qp->lock, then sleeps in the
+	 * hook before its flush: reset the QP once it is in ERR.
+	 */
+	for (i = 0; i < KC_WAIT_MS && seen != IB_QPS_ERR; i++) {
+		seen = kc_query_state(k);
+		if (seen != IB_QPS_ERR)
+			usleep_range(1000, 2000);
+	}
+	if (seen == IB_QPS_ERR) {
+		struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+
+		reset = ib_modify_qp(k->qp, &a, IB_QP_STATE);
+	}
+	wait_for_completion(&m.done);
+	end = kc_query_state(k);
+	err = m.err;
+report:
+	snprintf(why, sizeof(why),
+		 "setup/ERR %d, seen %d, RESET %d, end state %d, last-WQE events %d",
+		 err, seen, reset, end, k->qp ? atomic_read(&k->last_wqe) : -1);
+	kc_report(!err && seen == IB_QPS_ERR && !reset &&
+			  end == IB_QPS_RESET && !atomic_read(&k->last_wqe),
+		  "SRQ QP reset while its move to ERR flushes: no last-WQE event",
+		  why);
+	kc_free(k);
+}
+
 static int __init kc_init(void)
 {
 	struct kc k = {};
@@ -454,12 +583,18 @@ static int __init kc_init(void)
 		ib_device_put(k.ibdev);
 		return PTR_ERR(k.pd);
 	}
-	pr_info("sroce_kconsumer: 1..5\n");
-	kc_case_irqs_off(&k);
-	kc_case_handler_posts(&k);
-	kc_case_handler_loop(&k);
-	kc_case_send_err(&k);
-	kc_case_send_ud(&k);
+	if (race) {
+		pr_info("sroce_kconsumer: 1..2\n");
+		kc_race_control(&k);
+		kc_race_reset(&k);
+	} else {
+		pr_info("sroce_kconsumer: 1..5\n");
+		kc_case_irqs_off(&k);
+		kc_case_handler_posts(&k);
+		kc_case_handler_loop(&k);
+		kc_case_send_err(&k);
+		kc_case_send_ud(&k);
+	}
 	ib_dealloc_pd(k.pd);
 	ib_device_put(k.ibdev);
 	return kc_nfail ? -EIO : 0;
