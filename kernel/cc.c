@@ -212,7 +212,7 @@ void sroce_cc_dev_fini(struct sroce_dev *sdev)
 /* The device's parameters for @qp, line rate resolved (RCU inside). */
 static void sroce_cc_params_of(struct sroce_qp *qp, struct sroce_cc_params *p)
 {
-	u64 port = qp->cc.line_rate;
+	u64 port = READ_ONCE(qp->cc.line_rate);
 
 	rcu_read_lock();
 	*p = *rcu_dereference(qp->sdev->cc->rp);
@@ -284,6 +284,38 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 	algo->ops->init(&cc->st, &p, cc->edt);
 	/* An algorithm may pace from the start (`fixed`). */
 	cc->active = cc->st.active;
+}
+
+/*
+ * RESET (IBA 10.3.1.1): the QP starts again as a new one, so its
+ * congestion state does too: the rate a peer's CNPs cut is not that of
+ * the next connection, and an RTT probe sent before the reset would give
+ * the first ACK past its PSN after the reconnect a sample that spans the
+ * reset.  The algorithm stays, as its module reference does.  req.lock
+ * held (the probe); cc.lock taken for the rest.
+ */
+void sroce_cc_qp_reset(struct sroce_qp *qp)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	u64 old;
+
+	lockdep_assert_held(&qp->req.lock);
+	cc->probe_ts = 0;
+	cc->probe_psn = 0;
+	/* Read locklessly by sroce_cc_params_of() (CNP receive). */
+	WRITE_ONCE(cc->line_rate, sroce_cc_port_rate(qp->sdev));
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	old = cc->st.rate;
+	cc->edt = ktime_get_ns();
+	cc->last_cnp = 0;
+	/* As ib_core hands a new QP over: zeroed, then the algorithm's init. */
+	memset(&cc->st, 0, sizeof(cc->st));
+	cc->algo->ops->init(&cc->st, &p, cc->edt);
+	sroce_cc_after(qp, old);
+	spin_unlock_irqrestore(&cc->lock, flags);
 }
 
 void sroce_cc_qp_stop(struct sroce_qp *qp)

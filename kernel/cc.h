@@ -76,7 +76,8 @@ struct sroce_qp_cc {
 	spinlock_t lock;
 	struct sroce_cc_algo *algo; /* constant from create to destroy */
 	struct sroce_cc_state st;
-	u64 line_rate; /* kbit/s, port speed at create */
+	/* kbit/s, port speed at create and RESET; READ_ONCE without lock */
+	u64 line_rate;
 	u64 edt; /* ns: earliest departure time of the next data packet */
 	u64 last_cnp; /* ns: last CNP this QP (as NP) sent; 0 = never */
 	/* st.active, read without the lock by the data path. */
@@ -103,6 +104,8 @@ void sroce_cc_dev_fini(struct sroce_dev *sdev);
 void sroce_cc_qp_init(struct sroce_qp *qp);
 void sroce_cc_qp_stop(struct sroce_qp *qp);
 void sroce_cc_qp_cleanup(struct sroce_qp *qp);
+/* modify to RESET (req.lock held): the state of a new QP (cc.c). */
+void sroce_cc_qp_reset(struct sroce_qp *qp);
 
 /* Slow paths of the inline hooks below (cc.c). */
 bool sroce_cc_pace_slow(struct sroce_qp *qp);

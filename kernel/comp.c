@@ -584,6 +584,22 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 		sroce_req_post_cqes(qp);
 }
 
+/*
+ * The same from inside a kernel consumer's post_send, where no completion
+ * callback may run (req.h): the work moves the QP to ERR (whose flush
+ * calls the handlers of both CQs) and posts the CQEs.  The hints are read
+ * by the context that just set them, or by one that need not act on them:
+ * whoever sets them later calls sroce_req_after_unlock() itself.
+ */
+static void sroce_req_after_unlock_post(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if ((READ_ONCE(req->error) && !READ_ONCE(req->err_moved)) ||
+	    READ_ONCE(req->posted) != READ_ONCE(req->done))
+		sroce_task_schedule(qp);
+}
+
 /* ---- flush ---- */
 
 /* ERR: responses that wait in req.backlog are dropped and counted. */
@@ -746,7 +762,9 @@ unlock:
 	consume_skb(skb);
 }
 
-void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
+/* @in_post: a kernel consumer's post_send, which runs no callback. */
+static void __sroce_comp_unlock(struct sroce_qp *qp, bool in_post)
+	__releases(&qp->req.lock)
 {
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_COMP_BACKLOG_BUDGET;
@@ -765,7 +783,10 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 		if (run)
 			sroce_req_run_locked(qp);
 		spin_unlock_bh(&req->lock);
-		sroce_req_after_unlock(qp);
+		if (in_post)
+			sroce_req_after_unlock_post(qp);
+		else
+			sroce_req_after_unlock(qp);
 		/*
 		 * The unlock before the look; pairs with sroce_comp_rx() and
 		 * sroce_req_run().
@@ -786,6 +807,16 @@ void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
 		if (!spin_trylock_bh(&req->lock))
 			return;
 	}
+}
+
+void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock)
+{
+	__sroce_comp_unlock(qp, false);
+}
+
+void sroce_comp_unlock_post(struct sroce_qp *qp) __releases(&qp->req.lock)
+{
+	__sroce_comp_unlock(qp, true);
 }
 
 void sroce_req_handoff(struct sroce_qp *qp)

@@ -31,6 +31,7 @@
 #include "req.h"
 #include "srq.h"
 #include "task.h"
+#include "testhook.h"
 #include "verbs.h"
 
 /* Attribute masks this driver never accepts (no APM, no rate limit). */
@@ -507,13 +508,16 @@ static void sroce_qp_save_attr(struct sroce_qp *qp,
  * The QP has just entered the error state (IBA 10.3.1.8).  The rings carry
  * SROCE_RING_F_ERROR already; what remains is to complete every
  * outstanding WQE with IB_WC_WR_FLUSH_ERR (send and receive).  Called
- * without qp->lock; process or softirq context.
+ * without qp->lock; process or softirq context.  The last WQE is reported
+ * (QP with an SRQ, IBA 11.5.2.2) once per ERR, by the flush that ran for
+ * it: not by one that found the QP reset since (a racing modify), which
+ * has no WQE to report the last of, nor by a second flush of one ERR.
  */
 static void sroce_qp_flush(struct sroce_qp *qp)
 {
 	sroce_req_flush(qp);
-	sroce_resp_flush(qp);
-	sroce_srq_last_wqe(&qp->ibqp);
+	if (sroce_resp_flush(qp))
+		sroce_srq_last_wqe(&qp->ibqp);
 }
 
 /* State change side effects on the rings (qp->lock held). */
@@ -589,8 +593,11 @@ out_unlock:
 
 	/* On success the old path (swapped into av), else the unused copy. */
 	rdma_destroy_ah_attr(&av);
-	if (!err && next == IB_QPS_ERR && cur != IB_QPS_ERR)
+	if (!err && next == IB_QPS_ERR && cur != IB_QPS_ERR) {
+		/* t-race: a modify to RESET overtakes the flush. */
+		sroce_test_delay(SROCE_TEST_QP_FLUSH);
 		sroce_qp_flush(qp);
+	}
 	return err;
 }
 
@@ -772,6 +779,11 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
  * POST_SEND, wr_count 0): its WQEs are in the mapped SQ already.  A kernel
  * ULP's WRs are written into the kernel ring here.  Then the requester
  * runs inline, or from the work item when the caller has interrupts off.
+ * For a kernel ULP no completion callback runs inside the post, for the
+ * reasons of sroce_post_recv(): the work item posts the send CQEs (UD and
+ * UC complete at transmit, a QP in ERR flushes) and makes a fatal error's
+ * move to ERR (sroce_req_run_post()).  A user QP's CQ handler only queues
+ * an event for ib_uverbs, so its doorbell posts them inline.
  */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
@@ -808,7 +820,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (irqs_disabled() || in_hardirq())
 		sroce_task_schedule(qp);
 	else
-		sroce_req_run(qp);
+		sroce_req_run_post(qp);
 	return err;
 }
 

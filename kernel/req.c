@@ -140,6 +140,8 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
+	/* Rate and RTT probe: those of a new QP (req.lock -> cc.lock). */
+	sroce_cc_qp_reset(qp);
 }
 
 /*
@@ -527,6 +529,31 @@ void sroce_req_run(struct sroce_qp *qp)
 		return;
 	sroce_req_run_locked(qp);
 	sroce_comp_unlock(qp);
+}
+
+/*
+ * A kernel consumer's post_send (process or softirq context, interrupts
+ * on): sends inline, as sroce_req_run(), but leaves every completion
+ * callback to the work (req.h): the flush of a QP in ERR, the CQEs of
+ * what completed meanwhile (UD and UC at transmit, local operations, RC
+ * WQEs whose ACKs waited in req.backlog) and the move to ERR.  An RC QP
+ * in RTS usually has none of these: its CQEs come with the ACKs, in the
+ * receive path, and this costs it two loads.
+ */
+void sroce_req_run_post(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (READ_ONCE(req->state) == IB_QPS_ERR) {
+		sroce_task_schedule(qp); /* which flushes */
+		return;
+	}
+	WRITE_ONCE(req->kick, 1);
+	smp_mb(); /* the kick before the look at the lock */
+	if (!spin_trylock_bh(&req->lock))
+		return;
+	sroce_req_run_locked(qp);
+	sroce_comp_unlock_post(qp);
 }
 
 void sroce_req_run_wait(struct sroce_qp *qp)

@@ -6,7 +6,8 @@
  * Execution contexts on the SEND side, all serialised by req.lock (_bh):
  *  (a) post_send, process context: the user doorbell (ib_uverbs POST_SEND
  *      with wr == NULL) or a kernel ULP's ib_post_send (which defers to the
- *      work item when called with interrupts disabled);
+ *      work item when called with interrupts disabled, and otherwise
+ *      leaves every completion callback to it: sroce_req_run_post());
  *  (b) the QP's receive consumer (rxq.h: softirq, or its work item with BH
  *      disabled) when an ACK/NAK/READ response/atomic ACK arrives: it
  *      joins req.backlog and is processed by whoever holds req.lock
@@ -20,7 +21,16 @@
  * Lock order: qp->lock (irqsave) -> req.lock -> sq.lock (irqsave).
  * Nothing on the SEND side takes qp->lock while holding req.lock, and no
  * lock of the QP is held while a CQE is posted (a kernel consumer's
- * completion handler may post new work requests).
+ * completion handler may post new work requests).  Nor is a CQE posted
+ * from inside a kernel consumer's post_send: its send CQ's handler (and
+ * the recv CQ's, through the flush of a move to ERR) would run inside
+ * ib_post_send, where the consumer may hold a lock its handler takes, and
+ * a handler that posts again would nest one frame deeper per post.  The
+ * work item posts them instead (sroce_req_run_post()).  A softirq that
+ * runs when post_send re-enables BH (an ACK received on the same CPU) may
+ * post CQEs as any interrupt may: a consumer whose handler takes a lock
+ * it holds around ib_post_send disables BH (or interrupts) while holding
+ * it, with a hardware device as here.
  *
  * Send WQE indices (free-running ring indices of the SQ):
  *   posted <= done <= next <= fetched <= sq.queue.prod
@@ -203,6 +213,12 @@ void sroce_req_run(struct sroce_qp *qp);
  * the transmit CPU precisely because a holder elsewhere could not send.
  */
 void sroce_req_run_wait(struct sroce_qp *qp);
+/*
+ * A kernel consumer's post_send, interrupts on: like sroce_req_run(), but
+ * no completion callback runs inside it (the work posts the CQEs, flushes
+ * in ERR and moves the QP to ERR after a fatal error).
+ */
+void sroce_req_run_post(struct sroce_qp *qp);
 void sroce_req_run_locked(struct sroce_qp *qp);
 
 /* ERR: complete every outstanding send WQE with IB_WC_WR_FLUSH_ERR (comp.c). */
@@ -232,6 +248,11 @@ void sroce_req_after_unlock(struct sroce_qp *qp);
  * keep arriving and the lock is free.  Every hot path lets go this way.
  */
 void sroce_comp_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
+/*
+ * The same inside a kernel consumer's post_send: the CQEs and the move to
+ * ERR are left to the work item (sroce_req_run_post()).
+ */
+void sroce_comp_unlock_post(struct sroce_qp *qp) __releases(&qp->req.lock);
 /*
  * Drop req.lock taken for anything but running the requester (CQE
  * posting, a timer with nothing to do, PFC resume, a snapshot): a doorbell

@@ -826,6 +826,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	r->started = false;
 	r->comm_est = false;
 	r->error = false;
+	r->flushed = false;
 	r->msn = 0;
 	r->nak_sent = false;
 	r->drop_msg = false;
@@ -854,11 +855,12 @@ static u32 sroce_resp_rq_posted(struct sroce_qp *qp)
 	return n > 0 ? n : 0;
 }
 
-void sroce_resp_flush(struct sroce_qp *qp)
+bool sroce_resp_flush(struct sroce_qp *qp)
 {
 	struct sroce_resp *r = &qp->resp;
 	struct sroce_resp_ctx c = {};
 	unsigned long flags;
+	bool first;
 	u32 n;
 
 	/*
@@ -868,12 +870,14 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	 */
 	sroce_resp_snapshot(qp, &c);
 	if (c.state != IB_QPS_ERR)
-		return;
+		return false;
 	spin_lock_bh(&r->lock);
 	if (r->gen != c.gen) {
 		spin_unlock_bh(&r->lock);
-		return;
+		return false;
 	}
+	first = !r->flushed;
+	r->flushed = true;
 	r->error = true;
 	r->rd_send = r->rd_head; /* no more responses */
 	r->ack_pending = false;
@@ -896,6 +900,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	spin_unlock_bh(&r->lock);
 	if (c.cq_calls)
 		sroce_cq_callbacks(to_scq(qp->ibqp.recv_cq), c.cq_calls);
+	return first;
 }
 
 void sroce_resp_flush_later(struct sroce_qp *qp)

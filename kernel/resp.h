@@ -62,6 +62,7 @@ struct sroce_resp {
 	bool started; /* ePSN loaded from attr.rq_psn since reset */
 	bool comm_est; /* IB_EVENT_COMM_EST raised */
 	bool error; /* QP in error: drop everything */
+	bool flushed; /* the flush of this gen's ERR ran (sroce_resp_flush()) */
 	u32 psn; /* expected PSN (ePSN) */
 	u32 msn; /* messages completed (AETH MSN) */
 	bool nak_sent; /* one PSN sequence error NAK per gap */
@@ -125,8 +126,11 @@ void sroce_resp_reset(struct sroce_qp *qp);
  * ERR: complete the held WQE and the RQ's posted ones with WR_FLUSH_ERR
  * (at most nslots, from one snapshot of prod); nothing if the QP is no
  * longer in ERR.  Process or softirq context, interrupts on, no QP lock.
+ * True for the first flush of the QP's ERR since it was last reset, the
+ * one after which a QP with an SRQ reports its last WQE; false for a
+ * later one and for a flush that found the QP reset (or reset since).
  */
-void sroce_resp_flush(struct sroce_qp *qp);
+bool sroce_resp_flush(struct sroce_qp *qp);
 /*
  * The same from the workqueue: any context.  Kernel post_recv in ERR uses
  * it always, so the recv CQ's handler never runs inside the post.

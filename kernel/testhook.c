@@ -36,6 +36,15 @@ module_param_named(test_newlink_sysfs_hits,
 MODULE_PARM_DESC(test_newlink_sysfs_hits,
 		 "test hook: newlink's sleeps before adding ecn/ so far");
 
+module_param_named(test_qp_flush_ms, sroce_test_ms[SROCE_TEST_QP_FLUSH], uint,
+		   0644);
+MODULE_PARM_DESC(test_qp_flush_ms,
+		 "test hook: modify_qp to ERR sleeps this long before flushing");
+module_param_named(test_qp_flush_hits, sroce_test_hits[SROCE_TEST_QP_FLUSH],
+		   uint, 0444);
+MODULE_PARM_DESC(test_qp_flush_hits,
+		 "test hook: modify_qp's sleeps before its flush so far");
+
 void sroce_test_delay(enum sroce_test_hook hook)
 {
 	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);

@@ -15,6 +15,8 @@
 enum sroce_test_hook {
 	/* newlink, after registration, before the ecn/ directories. */
 	SROCE_TEST_NEWLINK_SYSFS,
+	/* modify_qp to ERR, after qp->lock is dropped, before the flush. */
+	SROCE_TEST_QP_FLUSH,
 	SROCE_TEST_NR,
 };
 

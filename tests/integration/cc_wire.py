@@ -462,11 +462,76 @@ def test_fixed(rig):
           (r.returncode, r.stderr))
 
 
+def test_reset_rate(rig):
+    """RESET gives a QP the congestion state of a new one: a rate cut by a
+    CNP (rate_to_set_on_first_cnp, set by test_rp) is back at line rate
+    after RESET -> INIT -> RTR -> RTS."""
+    knob('roce_rp/rate_to_set_on_first_cnp', 5)  # Mb/s
+    qp = rig.rc_qp()
+    algo, line = qp_rate(qp)
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    algo2, cut = qp_rate(qp)
+    rig.reconnect(qp, 1000)
+    algo3, rate = qp_rate(qp)
+    print('# dcqcn: line %d kbit/s, after a CNP %d, after RESET %d' %
+          (line, cut, rate))
+    check('RESET: a QP whose rate a CNP cut is back at line rate',
+          algo == algo2 == algo3 == 'dcqcn' and cut == 5000 and
+          rate == line, (algo, algo2, algo3, line, cut, rate))
+
+
+def test_reset_probe(rig):
+    """An RTT probe outstanding at RESET gives no sample after it: timely's
+    probe leaves at PSN 0 and is never ACKed; the QP is reset and
+    reconnected at PSN 100, sends a WRITE there, which the peer NAKs
+    (sequence error) and ACKs once resent.  A resend gives no sample
+    (Karn), so the rate stays at line rate; a probe kept across the reset
+    would take that ACK (past PSN 0) for an RTT of 0.3 s and cut it to
+    about a fifth."""
+    knob('roce_rp/cc_algo', 'timely')
+    qp = patient(rig)
+    knob('roce_rp/cc_algo', 'dcqcn')  # the QP keeps its algorithm
+    algo, line = qp_rate(qp)
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, 1024, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+
+    def write_only(want=1):
+        return [b['psn'] for b, _ in rig.wire.replies(want, timeout=5.0)
+                if b['opcode'] == rc.RC_WRITE_ONLY]
+
+    rig.wire.drain()
+    qp.post_send(wr)
+    probe = write_only()
+    time.sleep(0.3)
+    rig.reconnect(qp, 100, timeout=20)
+    rig.wire.drain()
+    qp.post_send(wr)
+    first = write_only()
+    rig.wire.drain()
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 100) +
+             struct.pack('!I', 0x60 << 24))  # NAK: PSN sequence error
+    resent = write_only()
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 100) +
+             struct.pack('!I', 0x1f << 24 | 1))
+    wc = poll(rig.cq, 5.0)
+    algo2, rate = qp_rate(qp)
+    print('# timely: line %d kbit/s, after RESET and a resent WRITE %d' %
+          (line, rate))
+    check('RESET: an RTT probe sent before it gives no sample after it',
+          algo == algo2 == 'timely' and probe == [0] and first == [100] and
+          resent == [100] and wc is not None and
+          wc.status == e.IBV_WC_SUCCESS and rate == line,
+          (algo, algo2, probe, first, resent,
+           wc and wc.status, line, rate))
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..29')
+    print('1..31')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -478,6 +543,8 @@ def main():
     test_pace_rate(rig)
     test_timely(rig)
     test_fixed(rig)
+    test_reset_rate(rig)
+    test_reset_probe(rig)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))

@@ -87,6 +87,18 @@ class Rig:
                     max_recv_sge=2)
         qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
                                     rcq=self.cq, cap=cap))
+        qp.to_rts(self.rc_attr(max_dest_rd, timeout))
+        return qp
+
+    def reconnect(self, qp, sq_psn, max_dest_rd=4, timeout=14):
+        """RESET, then INIT, RTR and RTS again, the SQ starting at
+        @sq_psn."""
+        attr = QPAttr()
+        attr.qp_state = e.IBV_QPS_RESET
+        qp.modify(attr, e.IBV_QP_STATE)
+        qp.to_rts(self.rc_attr(max_dest_rd, timeout, sq_psn))
+
+    def rc_attr(self, max_dest_rd=4, timeout=14, sq_psn=0):
         gr = GlobalRoute(dgid=GID('0000:0000:0000:0000:0000:ffff:0a0b:0002'),
                          sgid_index=self.sgid_index)
         attr = QPAttr()
@@ -97,7 +109,7 @@ class Rig:
         attr.path_mtu = e.IBV_MTU_1024
         attr.dest_qp_num = PEER_QPN
         attr.rq_psn = RQ_PSN
-        attr.sq_psn = 0
+        attr.sq_psn = sq_psn
         attr.max_dest_rd_atomic = max_dest_rd
         attr.max_rd_atomic = 1
         attr.min_rnr_timer = 12
@@ -105,8 +117,7 @@ class Rig:
         attr.retry_cnt = 7
         attr.rnr_retry = 7
         attr.ah_attr = AHAttr(gr=gr, is_global=1, port_num=1)
-        qp.to_rts(attr)
-        return qp
+        return attr
 
     def ud_qp(self):
         cap = QPCap(max_send_wr=4, max_recv_wr=8, max_send_sge=1,

@@ -4,7 +4,8 @@
 # t-cc.sh - congestion control: the ecn/ knobs (defaults, validation),
 # ECN marking on transmit, CE -> CNP on the wire (notification point),
 # CNPs handled/ignored and READ responses paced at the cut rate (reaction
-# point), the counters and the sroce: tracepoints.  The wire part is
+# point), RESET giving a QP the congestion state of a new one (rate and
+# RTT probe), the counters and the sroce: tracepoints.  The wire part is
 # cc_wire.py, which plays the remote peer with crafted packets.
 #
 # Topology: make_two_ns (see lib.sh); cc_wire.py runs in ns2 and uses the
@@ -16,7 +17,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 41 "sroce congestion control"
+ktap_begin 43 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -160,7 +161,7 @@ out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 29).
+# Relay the child's results as ours (its plan is 31).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;

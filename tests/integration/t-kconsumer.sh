@@ -8,7 +8,11 @@
 # ERR that its flush completion came from works (both flushed, the handler
 # ran once) instead of deadlocking on the responder's lock, and a handler
 # that re-arms, polls and reposts every flushed receive is never entered
-# from inside itself (one frame deeper per repost).  The module prints its cases to the kernel log; they are relayed here.
+# from inside itself (one frame deeper per repost).  A send CQ's handler
+# never runs inside an ib_post_send, neither for a QP in ERR (flush) nor
+# for a UD QP in RTS (completion at transmit), whose handler posts again
+# for each completion.  The module prints its cases to the kernel log;
+# they are relayed here.
 #
 # Topology: make_two_ns (see lib.sh); only sroce1 is used.
 
@@ -29,7 +33,7 @@ kc_module() {
 	[ -e "$m" ] && echo "$m"
 }
 
-n=3
+n=5
 ktap_begin $((2 + 1 + n + 2)) "a kernel verbs consumer"
 two_ns_start
 kc=$(kc_module)
@@ -43,7 +47,7 @@ ktap_result "sroce_kconsumer.ko built (make -C tests/kmod)" \
 before=$(rdma resource show sroce1)
 mark="sroce_kconsumer-$$-$RANDOM"
 echo "$mark" >/dev/kmsg
-timeout 120 insmod "$kc" dev=sroce1
+timeout 120 insmod "$kc" dev=sroce1 gid="$g1"
 rc=$?
 [ -e /sys/module/sroce_kconsumer ] && rmmod sroce_kconsumer
 out=$(dmesg | sed -n "/$mark/,\$p" | sed -n 's/.*sroce_kconsumer: //p')

@@ -11,8 +11,9 @@
 # Topology: make_two_ns --no-rdma (see lib.sh); devices are added by hand.
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
-ktap_begin 3 "race windows held open by test hooks"
+ktap_begin $((3 + 2 + 1 + 1)) "race windows held open by test hooks"
 
 if ! ktap_check "load sroce.ko" load_sroce; then
 	ktap_skip_rest "sroce.ko does not load"
@@ -66,6 +67,44 @@ if [ -w $hook ] && [ -r $hits ]; then
 else
 	ktap_skip "netdev deleted while newlink waits to add ecn/: add succeeds, the device goes" \
 		"sroce.ko built without SROCE_TEST_HOOKS=1"
+fi
+
+# --- a reset overtaking the flush of a move to ERR (SRQ last WQE) ----------
+
+# sroce_kconsumer.ko race=1 on a device of its own: modify_qp to ERR sleeps
+# 3 s before its flush (test_qp_flush_ms) and the module resets the QP
+# meanwhile (it waits for the QP to show ERR first).  The late flush finds
+# a reset QP and flushes nothing; before the fix it still raised
+# IB_EVENT_QP_LAST_WQE_REACHED for a QP attached to an SRQ.
+hook=/sys/module/sroce/parameters/test_qp_flush_ms
+hits=/sys/module/sroce/parameters/test_qp_flush_hits
+kc=${SROCE_KCONSUMER_KO:-$SROCE_TOP/tests/kmod/sroce_kconsumer.ko}
+if [ -w $hook ] && [ -r $hits ] && [ -e "$kc" ]; then
+	ip -n ns1 link add vq1 type veth peer name vq2 &&
+		ip -n ns1 link set vq1 up && ip -n ns1 link set vq2 up &&
+		ip netns exec ns1 rdma link add sroce8 type sroce netdev vq1
+	read -r h0 <$hits
+	mark="sroce_kconsumer-$$-$RANDOM"
+	echo "$mark" >/dev/kmsg
+	echo 3000 >$hook
+	timeout 120 insmod "$kc" dev=sroce8 race=1
+	rc=$?
+	echo 0 >$hook
+	read -r h1 <$hits
+	[ -e /sys/module/sroce_kconsumer ] && rmmod sroce_kconsumer
+	out=$(dmesg | sed -n "/$mark/,\$p" | sed -n 's/.*sroce_kconsumer: //p')
+	relay_tool "last WQE: " 2 $rc "$out"
+	ktap_result "last WQE: both moves to ERR slept in the hook" \
+		"$([ $((h1 - h0)) = 2 ]; echo $?)" "hits $h0 -> $h1"
+	ip netns exec ns1 rdma link delete sroce8
+	ip -n ns1 link del vq1
+else
+	for c in "SRQ QP to ERR: one last-WQE event" \
+		"SRQ QP reset while its move to ERR flushes: no last-WQE event" \
+		"exits 0" "both moves to ERR slept in the hook"; do
+		ktap_skip "last WQE: $c" \
+			"sroce.ko built without SROCE_TEST_HOOKS=1, or no sroce_kconsumer.ko"
+	done
 fi
 
 ktap_done

@@ -24,15 +24,48 @@
  *     flushes inside post_recv calls the handler again from the post,
  *     one stack frame deeper per repost (a stack overflow for a consumer
  *     that keeps reposting); this case stops after KC_LOOP_POSTS.
+ *  4. post_send on a QP in ERR, with the CQ armed: the flush completion
+ *     calls our handler, which re-arms, polls and posts another send for
+ *     each completion (KC_LOOP_POSTS of them, all flushed).  The handler
+ *     must never run inside an ib_post_send (ours or its own): a consumer
+ *     that holds a lock around ib_post_send which its handler also takes
+ *     would deadlock, and the reposts would nest.
+ *  5. The same on a UD QP in RTS, which completes its sends at transmit:
+ *     sends to a QP number nobody has, on the device's own GID (the "gid"
+ *     parameter), all complete successfully, never inside a post.
+ *
+ * With race=1 (t-race.sh, sroce.ko built with SROCE_TEST_HOOKS=1 and its
+ * test_qp_flush_ms set, so that modify_qp to ERR sleeps before its flush)
+ * only these run, on an RC QP attached to an SRQ:
+ *
+ *  1. modify to ERR: one IB_EVENT_QP_LAST_WQE_REACHED (IBA 11.5.2.2).
+ *  2. A thread modifies to ERR; while it sleeps before its flush we reset
+ *     the QP.  The flush finds a reset QP and flushes nothing: it has no
+ *     last WQE to report, and reports none.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev = "sroce1";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "RDMA device to run on");
+
+static int gid = -1;
+module_param(gid, int, 0444);
+MODULE_PARM_DESC(gid, "index of a RoCE v2 GID of the device (case 5)");
+
+static bool race;
+module_param(race, bool, 0444);
+MODULE_PARM_DESC(race, "run only the SRQ cases of t-race.sh");
+
+/* Case 5's destination: a QP number no QP of the device has. */
+#define KC_NO_QPN 0xfffffe
+#define KC_QKEY 0x11111111
 
 #define KC_WAIT_MS 2000
 #define KC_LOOP_POSTS 8
@@ -49,6 +82,17 @@ struct kc {
 	atomic_t nested; /* case 3: handler entered from inside itself */
 	atomic_t posted; /* case 3: reposts made */
 	atomic_t flushed; /* case 3: flush completions polled */
+	/* Cases 4 and 5: the send loop handler. */
+	bool send_loop;
+	enum ib_wc_status want; /* the status every send completes with */
+	struct task_struct *poster; /* inside ib_post_send: the case's task */
+	struct task_struct *hposter; /* ... the handler's task */
+	atomic_t inside; /* handler runs inside either's ib_post_send */
+	atomic_t done; /* send completions polled */
+	atomic_t bad; /* ... with another status than want */
+	struct ib_ah *ah; /* case 5 */
+	struct ib_srq *srq; /* race cases: the QP's SRQ */
+	atomic_t last_wqe; /* ... IB_EVENT_QP_LAST_WQE_REACHED raised */
 };
 
 static int kc_ntest, kc_nfail;
@@ -100,11 +144,60 @@ static void kc_comp_loop(struct kc *k, struct ib_cq *cq)
 		WRITE_ONCE(k->owner, NULL);
 }
 
+/* A signaled SEND of no data (to the AH and QPN of case 5 on UD). */
+static int kc_post_send(struct kc *k, struct task_struct **who, u64 wr_id)
+{
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = wr_id,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED },
+		.ah = k->ah,
+		.remote_qpn = KC_NO_QPN,
+		.remote_qkey = KC_QKEY,
+	};
+	int err;
+
+	/* Who is inside ib_post_send: the handler must never be them. */
+	WRITE_ONCE(*who, current);
+	err = ib_post_send(k->qp, &wr.wr, NULL);
+	WRITE_ONCE(*who, NULL);
+	return err;
+}
+
+/*
+ * Cases 4 and 5: re-arm, poll, post a send for each completion.  Run by
+ * the task that is inside one of the ib_post_send calls, it was called
+ * from inside that post (a softirq interrupting it would count too: none
+ * completes these QPs' sends).
+ */
+static void kc_comp_send(struct kc *k, struct ib_cq *cq)
+{
+	struct ib_wc wc;
+
+	if (current == READ_ONCE(k->poster) ||
+	    current == READ_ONCE(k->hposter))
+		atomic_inc(&k->inside);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	while (ib_poll_cq(cq, 1, &wc) == 1) {
+		if (wc.status != k->want)
+			atomic_inc(&k->bad);
+		atomic_inc(&k->done);
+		if (atomic_inc_return(&k->posted) <= KC_LOOP_POSTS &&
+		    kc_post_send(k, &k->hposter, 200 + atomic_read(&k->posted)))
+			k->repost = -EIO;
+	}
+}
+
 /* Case 2's handler: post a receive on the QP (in ERR) on the first run. */
 static void kc_comp(struct ib_cq *cq, void *ctx)
 {
 	struct kc *k = ctx;
 
+	if (k->send_loop) {
+		if (k->qp)
+			kc_comp_send(k, cq);
+		return;
+	}
 	if (k->loop) {
 		if (k->qp)
 			kc_comp_loop(k, cq);
@@ -120,12 +213,26 @@ static void kc_free(struct kc *k)
 		ib_destroy_qp(k->qp);
 	if (k->cq)
 		ib_destroy_cq(k->cq);
+	if (k->ah)
+		rdma_destroy_ah(k->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (k->srq)
+		ib_destroy_srq(k->srq);
 	k->qp = NULL;
 	k->cq = NULL;
+	k->ah = NULL;
+	k->srq = NULL;
 }
 
-/* A CQ of ours and an RC QP on it, in INIT. */
-static int kc_setup(struct kc *k)
+static void kc_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct kc *k = ctx;
+
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(&k->last_wqe);
+}
+
+/* A CQ of ours and a QP of @type on it, in INIT. */
+static int kc_setup_type(struct kc *k, enum ib_qp_type type)
 {
 	struct ib_cq_init_attr ca = { .cqe = 16 };
 	struct ib_qp_init_attr qa = {
@@ -134,9 +241,12 @@ static int kc_setup(struct kc *k)
 			 .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
+		.qp_type = type,
 	};
-	struct ib_qp_attr a = { .qp_state = IB_QPS_INIT, .port_num = 1 };
+	struct ib_qp_attr a = { .qp_state = IB_QPS_INIT,
+				.port_num = 1,
+				.qkey = KC_QKEY };
+	int mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 
@@ -145,6 +255,12 @@ static int kc_setup(struct kc *k)
 	atomic_set(&k->nested, 0);
 	atomic_set(&k->posted, 0);
 	atomic_set(&k->flushed, 0);
+	k->poster = NULL;
+	k->hposter = NULL;
+	atomic_set(&k->inside, 0);
+	atomic_set(&k->done, 0);
+	atomic_set(&k->bad, 0);
+	atomic_set(&k->last_wqe, 0);
 	k->repost = -EINPROGRESS;
 	cq = ib_create_cq(k->ibdev, kc_comp, NULL, k, &ca);
 	if (IS_ERR(cq))
@@ -152,13 +268,53 @@ static int kc_setup(struct kc *k)
 	k->cq = cq;
 	qa.send_cq = cq;
 	qa.recv_cq = cq;
+	qa.srq = k->srq;
+	qa.event_handler = kc_qp_event;
+	qa.qp_context = k;
 	qp = ib_create_qp(k->pd, &qa);
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	k->qp = qp;
-	return ib_modify_qp(qp, &a,
-			    IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
-				    IB_QP_ACCESS_FLAGS);
+	mask |= type == IB_QPT_UD ? IB_QP_QKEY : IB_QP_ACCESS_FLAGS;
+	return ib_modify_qp(qp, &a, mask);
+}
+
+static int kc_setup(struct kc *k)
+{
+	return kc_setup_type(k, IB_QPT_RC);
+}
+
+/* Case 5: a UD QP in RTS and an AH to the device's own GID @gid. */
+static int kc_setup_ud(struct kc *k)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RTR };
+	struct rdma_ah_attr aa = {};
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	int err;
+
+	err = kc_setup_type(k, IB_QPT_UD) ?: ib_modify_qp(k->qp, &a,
+							 IB_QP_STATE);
+	if (err)
+		return err;
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0;
+	err = ib_modify_qp(k->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (err)
+		return err;
+	if (gid < 0)
+		return -EINVAL;
+	err = rdma_query_gid(k->ibdev, 1, gid, &dgid);
+	if (err)
+		return err;
+	aa.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&aa, 1);
+	rdma_ah_set_grh(&aa, &dgid, 0, gid, 64, 0);
+	ah = rdma_create_ah(k->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah))
+		return PTR_ERR(ah);
+	k->ah = ah;
+	return 0;
 }
 
 static int kc_to_err(struct kc *k)
@@ -266,6 +422,153 @@ out:
 	k->loop = false;
 }
 
+/*
+ * Cases 4 and 5: the QP is ready (@err: its setup), the CQ armed; one
+ * send from here, then one from the handler per completion.
+ */
+static void kc_send_loop(struct kc *k, int err, const char *name)
+{
+	char why[128];
+	bool ok;
+	int i;
+
+	if (err) {
+		snprintf(why, sizeof(why), "setup %d", err);
+		kc_report(false, name, why);
+		return;
+	}
+	k->repost = 0;
+	ib_req_notify_cq(k->cq, IB_CQ_NEXT_COMP);
+	err = kc_post_send(k, &k->poster, 1);
+	for (i = 0; i < KC_WAIT_MS && atomic_read(&k->done) < 1 + KC_LOOP_POSTS;
+	     i++)
+		usleep_range(1000, 2000);
+	ok = !err && !k->repost && atomic_read(&k->done) == 1 + KC_LOOP_POSTS &&
+	     !atomic_read(&k->bad) && !atomic_read(&k->inside);
+	snprintf(why, sizeof(why),
+		 "post %d, reposts %d, completions %d (%d of status other than %d), handler inside a post %d",
+		 err, k->repost, atomic_read(&k->done), atomic_read(&k->bad),
+		 k->want, atomic_read(&k->inside));
+	kc_report(ok, name, why);
+}
+
+static void kc_case_send_err(struct kc *k)
+{
+	k->send_loop = true;
+	k->want = IB_WC_WR_FLUSH_ERR;
+	kc_send_loop(k, kc_setup(k) ?: kc_to_err(k),
+		     "post_send on a QP in ERR: flushed, handler never inside a post");
+	kc_free(k);
+	k->send_loop = false;
+}
+
+static void kc_case_send_ud(struct kc *k)
+{
+	k->send_loop = true;
+	k->want = IB_WC_SUCCESS;
+	kc_send_loop(k, kc_setup_ud(k),
+		     "post_send on a UD QP in RTS: completes, handler never inside a post");
+	kc_free(k);
+	k->send_loop = false;
+}
+
+/* Race cases: an RC QP in INIT attached to a new SRQ. */
+static int kc_setup_srq(struct kc *k)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq;
+
+	srq = ib_create_srq(k->pd, &sa);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	k->srq = srq;
+	return kc_setup(k);
+}
+
+static int kc_query_state(struct kc *k)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr a;
+
+	return ib_query_qp(k->qp, &a, IB_QP_STATE, &init) ?: a.qp_state;
+}
+
+static void kc_race_control(struct kc *k)
+{
+	char why[64];
+	int err;
+
+	err = kc_setup_srq(k) ?: kc_to_err(k);
+	snprintf(why, sizeof(why), "modify %d, last-WQE events %d", err,
+		 atomic_read(&k->last_wqe));
+	kc_report(!err && atomic_read(&k->last_wqe) == 1,
+		  "SRQ QP to ERR: one last-WQE event", why);
+	kc_free(k);
+}
+
+/* The racing modify to ERR, in a thread of its own. */
+struct kc_modify {
+	struct kc *k;
+	int err;
+	struct completion done;
+};
+
+static int kc_modify_fn(void *arg)
+{
+	struct kc_modify *m = arg;
+
+	m->err = kc_to_err(m->k);
+	complete(&m->done);
+	return 0;
+}
+
+static void kc_race_reset(struct kc *k)
+{
+	struct kc_modify m = { .k = k };
+	struct task_struct *t;
+	int err, i, seen = -1, reset = -1, end = -1;
+	char why[128];
+
+	init_completion(&m.done);
+	err = kc_setup_srq(k);
+	if (err)
+		goto report;
+	t = kthread_run(kc_modify_fn, &m, "kc_modify");
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto report;
+	}
+	/*
+	 * The thread's modify sets ERR under qp->lock, then sleeps in the
+	 * hook before its flush: reset the QP once it is in ERR.
+	 */
+	for (i = 0; i < KC_WAIT_MS && seen != IB_QPS_ERR; i++) {
+		seen = kc_query_state(k);
+		if (seen != IB_QPS_ERR)
+			usleep_range(1000, 2000);
+	}
+	if (seen == IB_QPS_ERR) {
+		struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+
+		reset = ib_modify_qp(k->qp, &a, IB_QP_STATE);
+	}
+	wait_for_completion(&m.done);
+	end = kc_query_state(k);
+	err = m.err;
+report:
+	snprintf(why, sizeof(why),
+		 "setup/ERR %d, seen %d, RESET %d, end state %d, last-WQE events %d",
+		 err, seen, reset, end, k->qp ? atomic_read(&k->last_wqe) : -1);
+	kc_report(!err && seen == IB_QPS_ERR && !reset &&
+			  end == IB_QPS_RESET && !atomic_read(&k->last_wqe),
+		  "SRQ QP reset while its move to ERR flushes: no last-WQE event",
+		  why);
+	kc_free(k);
+}
+
 static int __init kc_init(void)
 {
 	struct kc k = {};
@@ -280,10 +583,18 @@ static int __init kc_init(void)
 		ib_device_put(k.ibdev);
 		return PTR_ERR(k.pd);
 	}
-	pr_info("sroce_kconsumer: 1..3\n");
-	kc_case_irqs_off(&k);
-	kc_case_handler_posts(&k);
-	kc_case_handler_loop(&k);
+	if (race) {
+		pr_info("sroce_kconsumer: 1..2\n");
+		kc_race_control(&k);
+		kc_race_reset(&k);
+	} else {
+		pr_info("sroce_kconsumer: 1..5\n");
+		kc_case_irqs_off(&k);
+		kc_case_handler_posts(&k);
+		kc_case_handler_loop(&k);
+		kc_case_send_err(&k);
+		kc_case_send_ud(&k);
+	}
 	ib_dealloc_pd(k.pd);
 	ib_device_put(k.ibdev);
 	return kc_nfail ? -EIO : 0;
