@@ -119,6 +119,11 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	if (!timeout && req->in_recovery &&
 	    sroce_psn_before(req->una_psn, req->recover_psn))
 		return;
+	if (timeout && !req->rto_undo) {
+		req->rto_undo = true;
+		req->win_undo = req->win;
+		req->ssthresh_undo = req->ssthresh;
+	}
 	req->ssthresh = max_t(u32, flight / 2, SROCE_REQ_WINDOW_LOSS_MIN);
 	req->win = timeout ? SROCE_REQ_WINDOW_MIN : req->ssthresh;
 	req->win_acc = 0;
@@ -126,10 +131,31 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	req->in_recovery = true;
 }
 
+/*
+ * The first ACK after a timeout acknowledges a packet the QP has not sent
+ * again since (@una is beyond req.psn): the packets of the first
+ * transmission arrived, and the timeout was spurious, an ACK late (a
+ * stalled receiver, a queue's delay), not a loss.  Undo its cut, as TCP
+ * does when it detects a spurious timeout (RFC 4015, 5682).
+ */
+static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->rto_undo || !sroce_psn_after(una, req->psn))
+		return;
+	req->rto_undo = false;
+	req->win = max(req->win, req->win_undo);
+	req->ssthresh = max(req->ssthresh, req->ssthresh_undo);
+	req->in_recovery = false;
+}
+
 static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
 {
 	struct sroce_req *req = &qp->req;
 
+	/* Only the first ACK after a timeout may show it was spurious. */
+	req->rto_undo = false;
 	if (req->win >= SROCE_REQ_WINDOW)
 		return;
 	if (req->win < req->ssthresh) {
@@ -355,8 +381,10 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 
 	/* It acknowledges what a go-back-N was about to send again. */
 	una = sroce_psn_next(psn);
-	if (sroce_psn_after(una, req->psn))
+	if (sroce_psn_after(una, req->psn)) {
+		sroce_comp_win_undo(qp, una);
 		sroce_req_catch_up(qp, una);
+	}
 	while (sroce_comp_sent(qp, req->done)) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
 

@@ -202,6 +202,7 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			req->win = SROCE_REQ_WINDOW;
 			req->ssthresh = SROCE_REQ_WINDOW;
 			req->in_recovery = false;
+			req->rto_undo = false;
 		}
 		req->ackreq_stamp = jiffies;
 	}

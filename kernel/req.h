@@ -160,6 +160,14 @@ struct sroce_req {
 	u32 recover_psn;
 	bool in_recovery;
 	/*
+	 * A timeout cut the window from win_undo (and ssthresh from
+	 * ssthresh_undo); an ACK beyond what was sent since shows it was
+	 * spurious and restores them (rto_undo: nothing acknowledged yet).
+	 */
+	bool rto_undo;
+	u32 win_undo;
+	u32 ssthresh_undo;
+	/*
 	 * When the newest packet that asked for an ACK went (jiffies): a
 	 * QP that sends slowly (paced, or a small window) still asks at
 	 * least every quarter of its retransmit timeout (req_pkt.c).

@@ -218,24 +218,25 @@ static bool sroce_req_last_ackreq(struct sroce_qp *qp,
  * Does the packet @psn ask now, wherever it lies in its message?  While
  * the window is reduced after a loss (comp.c), the one that fills it:
  * the next ones wait for its ACK, which the responder would otherwise
- * coalesce (every 16 packets, or a delayed ACK after a message's end).  And a
- * packet that goes a quarter of the retransmit timeout after the newest
- * one that asked: a QP paced at a few Mb/s (rpg_min_rate) sends 16
- * packets of a 64 KB message in longer than its timeout, so without an
- * ACK in between its timer would expire while every packet arrives, and
- * each go-back-N would start the same message again until the retries
- * ran out.
+ * coalesce (every 16 packets, or a delayed ACK after a message's end).
+ * And a packet that goes a quarter of the retransmit timeout (at least a
+ * jiffy) after the newest one that asked: a QP paced at a few Mb/s
+ * (rpg_min_rate) sends the 16 packets of a 64 KB message in longer than
+ * its timeout, so without an ACK in between its timer would expire while
+ * every packet arrives, and each go-back-N would start the same message
+ * again until the retries ran out.
  */
 static bool sroce_req_ackreq_now(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
+	unsigned long quarter = max_t(unsigned long, req->timeout_jiffies / 4,
+				      1);
 
 	if (req->win < SROCE_REQ_WINDOW &&
 	    sroce_psn_diff(psn, req->una_psn) + 1 >= (s32)req->win)
 		return true;
 	return req->timeout_jiffies &&
-	       time_after_eq(jiffies,
-			     req->ackreq_stamp + req->timeout_jiffies / 4);
+	       time_after_eq(jiffies, req->ackreq_stamp + quarter);
 }
 
 /*
