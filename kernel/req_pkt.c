@@ -229,8 +229,8 @@ static bool sroce_req_last_ackreq(struct sroce_qp *qp,
 static bool sroce_req_ackreq_now(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
-	unsigned long quarter = max_t(unsigned long, req->timeout_jiffies / 4,
-				      1);
+	unsigned long quarter =
+		max_t(unsigned long, req->timeout_jiffies / 4, 1);
 
 	if (req->win < SROCE_REQ_WINDOW &&
 	    sroce_psn_diff(psn, req->una_psn) + 1 >= (s32)req->win)
