@@ -7,7 +7,8 @@
 # on the port towards the receiver; diagram and reasons there).  Each
 # sender runs ib_write_bw (4 KB WRITEs) to the receiver for $SROCE_CC_SECS.
 #
-# Knobs of the run: SROCE_CC_SECS, SROCE_CC_TXDEPTH (perftest -t),
+# Knobs of the run: SROCE_CC_SECS, SROCE_CC_SIZE (perftest -s, 4096),
+# SROCE_CC_TXDEPTH (perftest -t),
 # SROCE_CC_TIMEOUT (perftest -u), SROCE_CC_FANS (with --quick),
 # SROCE_CC_CFGS ("algo/flavour ..."); of the testbed (cc-lib.sh):
 # SROCE_CC_RATE, SROCE_CC_MTU, SROCE_CC_QDISC (red, htb alone, none),
@@ -57,7 +58,7 @@ tmo_exp=${SROCE_CC_TIMEOUT:-14}	# perftest -u: ACK timeout 4.096 us * 2^N
 fans="1 2 4"
 if [ "${1:-}" = --quick ]; then
 	fans=${SROCE_CC_FANS:-2}
-	secs=8
+	secs=${SROCE_CC_SECS:-8}
 fi
 out=${SROCE_RESULTS:-/tmp}
 csv=$out/cc.csv
@@ -162,7 +163,7 @@ echo "algo,flavour,senders,goodput_mbps,sum_mbps,jain,utilisation,wire_utilisati
 		"guest load $(cut -d" " -f1-3 /proc/loadavg); MTU $cc_mtu;" \
 		"qdisc $cc_qdisc, htb burst $cc_htb_burst, RED min $cc_red_min" \
 		"max $cc_red_max p $cc_red_prob burst $cc_red_burst limit $cc_red_limit;" \
-		"ib_write_bw 4 KB x $txd in flight, -u $tmo_exp;" \
+		"ib_write_bw $cc_size B x $txd in flight, -u $tmo_exp;" \
 		"knobs: ${SROCE_CC_DEFAULTS:+flavour defaults }testbed (cc-lib.sh)${SROCE_CC_KNOBS:+ + $SROCE_CC_KNOBS}"
 	echo
 	echo "| CC | flavour | senders | goodput Mb/s per flow | sum | Jain | util | wire util | sent Mb/s per flow | RED marked | RED dropped | np_ecn_marked | np_cnp_sent | rp_cnp_handled | ACK timeouts |"

@@ -36,6 +36,7 @@
 #include "qp.h"
 #include "recv.h"
 #include "req.h"
+#include "req_pkt.h"
 #include "task.h"
 
 /* Responses one sroce_comp_unlock() processes before it defers. */
@@ -77,7 +78,7 @@ void sroce_comp_retrans_restart(struct sroce_qp *qp)
 	lockdep_assert_held(&req->lock);
 	if (!req->timeout_jiffies || req->stopped)
 		return;
-	req->retrans_due = jiffies + req->timeout_jiffies;
+	req->retrans_due = jiffies + (req->timeout_jiffies << req->backoff);
 	req->retrans_idle = false;
 	if (!timer_pending(&req->retrans_timer))
 		mod_timer(&req->retrans_timer, req->retrans_due);
@@ -93,14 +94,96 @@ void sroce_comp_arm_retrans(struct sroce_qp *qp)
 		sroce_comp_retrans_restart(qp);
 }
 
-/* Forward progress: a new period for what is left, if anything is. */
-static void sroce_comp_progress(struct sroce_qp *qp)
+/*
+ * The recovery window (req.win).  sroce is RoCE on Ethernet that may drop:
+ * a queue that overflows (a tail-drop queue, or RED with ECN, which marks
+ * instead of dropping up to its hard limit) loses a batch of packets of
+ * every flow that sends into it.  Go-back-N then resends the whole window
+ * at once, into the same queue, and a QP that lost everything in flight
+ * keeps losing its resends to flows that refill the queue as it drains:
+ * each lost resend of the oldest packet costs a retry, and after
+ * retry_cnt + 1 timeouts in a row the QP is dead (IB_WC_RETRY_EXC_ERR),
+ * while the other flows go on.  NVIDIA's NICs restart slowly after a
+ * retransmission for the same reason ("slow restart").  So, as TCP does
+ * (RFC 5681): a sequence NAK halves the window to half of what was in
+ * flight, once per window of data; a timeout leaves one packet; ACKs
+ * let it grow by what they acknowledge up to ssthresh, then by one per
+ * window.  A QP that loses nothing keeps SROCE_REQ_WINDOW.
+ */
+static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
+{
+	struct sroce_req *req = &qp->req;
+	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
+
+	lockdep_assert_held(&req->lock);
+	if (!timeout && req->in_recovery &&
+	    sroce_psn_before(req->una_psn, req->recover_psn))
+		return;
+	if (timeout && !req->rto_undo) {
+		req->rto_undo = true;
+		req->win_undo = req->win;
+		req->ssthresh_undo = req->ssthresh;
+	}
+	req->ssthresh = max_t(u32, flight / 2, SROCE_REQ_WINDOW_LOSS_MIN);
+	req->win = timeout ? SROCE_REQ_WINDOW_MIN : req->ssthresh;
+	req->win_acc = 0;
+	req->recover_psn = req->psn_max;
+	req->in_recovery = true;
+}
+
+/*
+ * The first ACK after a timeout acknowledges a packet the QP has not sent
+ * again since (@una is beyond req.psn): the packets of the first
+ * transmission arrived, and the timeout was spurious, an ACK late (a
+ * stalled receiver, a queue's delay), not a loss.  Undo its cut, as TCP
+ * does when it detects a spurious timeout (RFC 4015, 5682).
+ */
+static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->rto_undo || !sroce_psn_after(una, req->psn))
+		return;
+	req->rto_undo = false;
+	req->win = max(req->win, req->win_undo);
+	req->ssthresh = max(req->ssthresh, req->ssthresh_undo);
+	req->in_recovery = false;
+}
+
+static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* Only the first ACK after a timeout may show it was spurious. */
+	req->rto_undo = false;
+	if (req->win >= SROCE_REQ_WINDOW)
+		return;
+	if (req->win < req->ssthresh) {
+		req->win = min_t(u32, req->win + acked, SROCE_REQ_WINDOW);
+		return;
+	}
+	req->win_acc += acked;
+	while (req->win_acc >= req->win && req->win < SROCE_REQ_WINDOW) {
+		req->win_acc -= req->win;
+		req->win++;
+	}
+}
+
+/*
+ * Forward progress, @acked PSNs: a new period for what is left, if
+ * anything is, and the whole retry count again (IBA C9-140 counts the
+ * retries of one unacknowledged packet).  A window reduced by a timeout
+ * grows by what was acknowledged (see sroce_comp_retrans_timer()).
+ */
+static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 {
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
 	sroce_cc_rtt_acked(qp, &qp->cc, req->una_psn);
+	sroce_comp_win_grow(qp, acked);
 	req->retries_left = req->retry_cnt;
+	req->backoff = 0;
 	req->seq_retry_armed = false;
 	if (req->psn == req->una_psn)
 		req->retrans_idle = true;
@@ -152,6 +235,31 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 		sroce_req_fatal(qp, req->done, IB_WC_RETRY_EXC_ERR);
 	} else {
 		req->retries_left--;
+		/*
+		 * Recovery window: nothing came back for a whole timeout, so
+		 * the path lost everything in flight, most likely to a full
+		 * queue.  Going back N at once would put the whole window
+		 * (up to 1 MB, in 64 KB batches) into that queue again, where
+		 * a batch finds room less often than a packet and the first
+		 * packet of the resend, the one whose loss costs a retry,
+		 * shares the fate of its batch.  So the oldest unacknowledged
+		 * packet goes alone and asks for an ACK, and each ACK lets as
+		 * many packets follow as it acknowledged (TCP's slow start
+		 * after a retransmission timeout, RFC 5681 3.1).
+		 */
+		sroce_comp_win_cut(qp, true);
+		/*
+		 * Backoff: the next timeout without progress comes after
+		 * twice the time, up to four times the QP's timeout (the
+		 * computed time is a lower bound, C9-141).  A receiver that
+		 * cannot run for a while (in a TCG guest on a loaded host a
+		 * vCPU stalls for up to a second; ACKs of probes that reached
+		 * it left 0.9 s later, all at once) otherwise exhausts
+		 * retry_cnt + 1 timeouts of 67 ms (perftest's default) in half
+		 * a second; with the backoff they last 27 timeouts' time.
+		 */
+		if (req->backoff < SROCE_REQ_BACKOFF_MAX)
+			req->backoff++;
 		sroce_req_retry(qp, req->una_psn);
 		sroce_req_run_locked(qp);
 	}
@@ -271,6 +379,12 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 
 	lockdep_assert_held(&req->lock);
 
+	/* It acknowledges what a go-back-N was about to send again. */
+	una = sroce_psn_next(psn);
+	if (sroce_psn_after(una, req->psn)) {
+		sroce_comp_win_undo(qp, una);
+		sroce_req_catch_up(qp, una);
+	}
 	while (sroce_comp_sent(qp, req->done)) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
 
@@ -283,8 +397,12 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 		}
 		sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
 	}
-	/* Never past a READ/atomic whose responses are still due. */
-	una = sroce_psn_next(psn);
+	/*
+	 * Never past a READ/atomic whose responses are still due, nor past
+	 * what the requester has (again) sent.
+	 */
+	if (sroce_psn_after(una, req->psn))
+		una = req->psn;
 	if (sroce_comp_sent(qp, req->done)) {
 		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
 
@@ -293,8 +411,10 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 			una = swqe->rd_psn;
 	}
 	if (sroce_psn_after(una, req->una_psn)) {
+		u32 acked = sroce_psn_diff(una, req->una_psn);
+
 		req->una_psn = una;
-		sroce_comp_progress(qp);
+		sroce_comp_progress(qp, acked);
 	}
 	return true;
 }
@@ -353,6 +473,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syn)
 			return;
 		if (val == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_counter_inc(qp->sdev, SROCE_CNT_PACKET_SEQ_ERR);
+			sroce_comp_win_cut(qp, false);
 			sroce_req_retry(qp, psn);
 			return;
 		}
@@ -423,7 +544,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	swqe->rd_psn = sroce_psn_next(cb->psn);
 	req->una_psn = swqe->rd_psn;
-	sroce_comp_progress(qp);
+	sroce_comp_progress(qp, 1);
 	if (cb->psn == swqe->last_psn) {
 		if (req->rd_inflight)
 			req->rd_inflight--;
@@ -459,7 +580,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	req->una_psn = sroce_psn_next(cb->psn);
-	sroce_comp_progress(qp);
+	sroce_comp_progress(qp, 1);
 	if (req->rd_inflight)
 		req->rd_inflight--;
 	sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
@@ -683,14 +804,17 @@ void sroce_req_flush(struct sroce_qp *qp)
 
 /* ---- entry ---- */
 
-/* A response PSN must answer something outstanding: [una - 1, psn - 1]. */
+/*
+ * A response PSN must answer something outstanding, sent at least once:
+ * [una - 1, psn_max - 1] (psn_max: a go-back-N may have moved psn back).
+ */
 static bool sroce_comp_psn_ok(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
 
 	return sroce_psn_in_range(psn,
 				  sroce_psn_add(req->una_psn, SROCE_PSN_MAX),
-				  sroce_psn_add(req->psn, SROCE_PSN_MAX));
+				  sroce_psn_add(req->psn_max, SROCE_PSN_MAX));
 }
 
 /* One response; req.lock held; consumes @skb. */

@@ -51,6 +51,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	skb_queue_head_init(&req->backlog);
 	req->state = IB_QPS_RESET;
 	req->tx_cpu = -1;
+	req->win = SROCE_REQ_WINDOW;
+	req->ssthresh = SROCE_REQ_WINDOW;
 	req->sport = sroce_qp_sport(qp);
 	room = max_t(u32, qp->sq.max_sge * sizeof(struct sroce_sge),
 		     qp->max_inline);
@@ -184,6 +186,7 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		req->psn = a->sq_psn;
 		req->una_psn = a->sq_psn;
+		req->psn_max = a->sq_psn;
 		req->ackreq_psn = sroce_psn_add(a->sq_psn, SROCE_PSN_MAX);
 	}
 	if (mask & IB_QP_AV) {
@@ -195,7 +198,15 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	}
 	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
 		req->retries_left = req->retry_cnt;
+		req->backoff = 0;
 		req->rnr_left = req->rnr_retry;
+		if (cur != IB_QPS_SQD) {
+			req->win = SROCE_REQ_WINDOW;
+			req->ssthresh = SROCE_REQ_WINDOW;
+			req->in_recovery = false;
+			req->rto_undo = false;
+		}
+		req->ackreq_stamp = jiffies;
 	}
 	if (next == IB_QPS_RESET)
 		sroce_req_reset_locked(qp);
@@ -421,7 +432,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 	if (qp->init.qp_type != IB_QPT_RC)
 		return true;
-	if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_REQ_WINDOW)
+	if (sroce_psn_diff(req->psn, req->una_psn) >= req->win)
 		return false;
 	if (swqe->sent)
 		return true;

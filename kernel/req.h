@@ -90,6 +90,18 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
 
 /* Unacknowledged PSNs an RC QP may have outstanding. */
 #define SROCE_REQ_WINDOW 256
+/*
+ * The window right after a retransmit timeout (req.win): the oldest
+ * unacknowledged packet goes alone (comp.c, "recovery window").
+ */
+#define SROCE_REQ_WINDOW_MIN 1
+/* The smallest window a loss halves it to (req.ssthresh). */
+#define SROCE_REQ_WINDOW_LOSS_MIN 2
+/*
+ * Retransmit timeouts in a row without progress double the timeout up
+ * to 2^SROCE_REQ_BACKOFF_MAX times the QP's (req.backoff, comp.c).
+ */
+#define SROCE_REQ_BACKOFF_MAX 2
 /* Idle time after an unrequested tail before the tail timer asks. */
 #define SROCE_REQ_TAIL_JIFFIES max_t(unsigned long, 1, msecs_to_jiffies(2))
 
@@ -133,9 +145,44 @@ struct sroce_req {
 	/* Sequence state. */
 	u32 psn; /* next PSN a new packet takes */
 	u32 una_psn; /* oldest unacknowledged PSN (RC) */
+	/*
+	 * The PSN after the newest packet ever sent (RC), at or after psn:
+	 * a go-back-N moves psn back, not this, and an ACK for a packet of
+	 * the first transmission that arrives after the rewind is still
+	 * valid (sroce_req_catch_up()).
+	 */
+	u32 psn_max;
 	u32 next, fetched, done, posted; /* see the top of this file */
 	u32 rd_inflight; /* READ/atomic requests awaiting responses */
 	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
+	/*
+	 * Recovery window (RC, comp.c): the PSNs the QP may have
+	 * unacknowledged now, SROCE_REQ_WINDOW until a loss; then half of
+	 * what was in flight (sequence NAK) or one packet (retransmit
+	 * timeout), growing by each ACK's acknowledged PSNs up to ssthresh
+	 * and by one per window's worth above it (win_acc counts them).
+	 * A loss before una reaches recover_psn (sent before the last cut)
+	 * cuts no further.
+	 */
+	u32 win;
+	u32 ssthresh;
+	u32 win_acc;
+	u32 recover_psn;
+	bool in_recovery;
+	/*
+	 * A timeout cut the window from win_undo (and ssthresh from
+	 * ssthresh_undo); an ACK beyond what was sent since shows it was
+	 * spurious and restores them (rto_undo: nothing acknowledged yet).
+	 */
+	bool rto_undo;
+	u32 win_undo;
+	u32 ssthresh_undo;
+	/*
+	 * When the newest packet that asked for an ACK went (jiffies): a
+	 * QP that sends slowly (paced, or a small window) still asks at
+	 * least every quarter of its retransmit timeout (req_pkt.c).
+	 */
+	unsigned long ackreq_stamp;
 	/*
 	 * ACK coalescing (req_pkt.c): the last packet of an unsignaled
 	 * message asks for no ACK.  tail_unreq: the newest packet sent did
@@ -150,6 +197,7 @@ struct sroce_req {
 	bool resend;
 	u32 resend_end;
 	u8 retries_left;
+	u8 backoff; /* the timeout is timeout_jiffies << backoff */
 	u8 rnr_left;
 	bool rnr_wait; /* RNR timer armed, requester paused */
 	bool posting; /* someone posts CQEs for [posted, done) */

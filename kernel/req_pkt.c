@@ -9,6 +9,7 @@
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
+#include "fr.h"
 #include "mem.h"
 #include "pkt.h"
 #include "proto/opcode.h"
@@ -145,6 +146,52 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	swqe->started = true;
 }
 
+/* req.psn moved on: the newest PSN ever sent may have too (RC). */
+static void sroce_req_psn_moved(struct sroce_req *req)
+{
+	if (sroce_psn_after(req->psn, req->psn_max))
+		req->psn_max = req->psn;
+}
+
+/*
+ * After a go-back-N rewound req.psn, an ACK of the first transmission
+ * (or of a duplicate, which the responder answers with the newest PSN it
+ * has) may acknowledge packets the requester is about to send again.
+ * Without this the completer could only accept ACKs up to req.psn: a QP
+ * that resends slowly (paced, or one packet at a time after a timeout)
+ * would drop as invalid every ACK that is ahead of its resend, and time
+ * out again with everything delivered.  So skip, message by message, the
+ * packets before @una: SEND and WRITE messages only; a READ or atomic
+ * stops it (its responses, or their absence, decide; comp.c), and so
+ * does a local operation (it waits for the completions before it).
+ */
+void sroce_req_catch_up(struct sroce_qp *qp, u32 una)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	while (sroce_psn_before(req->psn, una) && req->next != req->fetched) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->next);
+		u32 op = swqe->wqe.opcode;
+		u32 left, skip;
+
+		if (sroce_wr_is_rd_atomic(op) || sroce_fr_local_op(op))
+			return;
+		if (!swqe->started)
+			sroce_req_start(qp, swqe);
+		/* Packets of the message from req.psn on; skip those acked. */
+		left = sroce_psn_diff(swqe->last_psn, req->psn) + 1;
+		skip = min_t(u32, left, sroce_psn_diff(una, req->psn));
+		swqe->sent = min_t(u64, swqe->sent + (u64)skip * req->mtu,
+				   swqe->len);
+		req->psn = sroce_psn_add(req->psn, skip);
+		req->pkts_since_ackreq = 0;
+		if (skip < left)
+			return;
+		req->next++;
+	}
+}
+
 /*
  * Does the last packet of the message at @psn ask for an ACK?  A signaled
  * message's does: its completion waits for it.  An unsignaled one's need
@@ -168,10 +215,36 @@ static bool sroce_req_last_ackreq(struct sroce_qp *qp,
 }
 
 /*
+ * Does the packet @psn ask now, wherever it lies in its message?  While
+ * the window is reduced after a loss (comp.c), the one that fills it:
+ * the next ones wait for its ACK, which the responder would otherwise
+ * coalesce (every 16 packets, or a delayed ACK after a message's end).
+ * And a packet that goes a quarter of the retransmit timeout (at least a
+ * jiffy) after the newest one that asked: a QP paced at a few Mb/s
+ * (rpg_min_rate) sends the 16 packets of a 64 KB message in longer than
+ * its timeout, so without an ACK in between its timer would expire while
+ * every packet arrives, and each go-back-N would start the same message
+ * again until the retries ran out.
+ */
+static bool sroce_req_ackreq_now(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long quarter =
+		max_t(unsigned long, req->timeout_jiffies / 4, 1);
+
+	if (req->win < SROCE_REQ_WINDOW &&
+	    sroce_psn_diff(psn, req->una_psn) + 1 >= (s32)req->win)
+		return true;
+	return req->timeout_jiffies &&
+	       time_after_eq(jiffies, req->ackreq_stamp + quarter);
+}
+
+/*
  * The BTH and extension headers of a request packet at @bth.  AckReq:
- * sroce_req_last_ackreq() on an RC message's last packet, and every
- * SROCE_REQ_ACKREQ_EVERY packets (*@since_ackreq counts them).  Returns
- * whether the packet asks for an ACK.
+ * sroce_req_last_ackreq() on an RC message's last packet, every
+ * SROCE_REQ_ACKREQ_EVERY packets (*@since_ackreq counts them) and when
+ * sroce_req_ackreq_now() says so.  Returns whether the packet asks for
+ * an ACK.
  */
 static bool sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 				u8 opcode, u32 paylen, bool last, u32 dqpn,
@@ -180,12 +253,15 @@ static bool sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	const struct sroce_opcode_info *oi = sroce_opcode_info(opcode);
 	bool ackreq = qp->init.qp_type == IB_QPT_RC &&
 		      ((last && sroce_req_last_ackreq(qp, swqe, psn)) ||
-		       ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY);
+		       ++*since_ackreq >= SROCE_REQ_ACKREQ_EVERY ||
+		       sroce_req_ackreq_now(qp, psn));
 	bool se = last && (swqe->wqe.flags & SROCE_WQE_SOLICITED) &&
 		  (oi->flags & SROCE_OPF_SE_OK);
 
-	if (ackreq)
+	if (ackreq) {
 		*since_ackreq = 0;
+		qp->req.ackreq_stamp = jiffies;
+	}
 	sroce_bth_init(bth, opcode, se, sroce_bth_pad_for(paylen),
 		       SROCE_DEFAULT_PKEY, dqpn, ackreq, psn);
 	sroce_req_fill_ext(qp, swqe, oi, bth, last);
@@ -284,6 +360,7 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		req->psn = sroce_psn_next(psn);
 		swqe->sent += paylen;
 	}
+	sroce_req_psn_moved(req);
 	sroce_cc_sent(qp, &qp->cc, skb->len);
 	if (rc)
 		sroce_cc_rtt_sent(qp, &qp->cc, psn);
@@ -368,7 +445,7 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 		sroce_req_start(qp, swqe);
 	if (rc)
 		max = min_t(s32, max,
-			    SROCE_REQ_WINDOW -
+			    (s32)req->win -
 				    sroce_psn_diff(req->psn, req->una_psn));
 	/* Build on copies of the sequence state; commit once all are built. */
 	t = (struct sroce_req_txb){ .qp = qp,
@@ -384,6 +461,7 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 	if (rc)
 		sroce_cc_rtt_sent(qp, &qp->cc, req->psn);
 	req->psn = t.psn;
+	sroce_req_psn_moved(req);
 	req->pkts_since_ackreq = t.since_ackreq;
 	swqe->sent = t.sent;
 	sroce_cc_sent(qp, &qp->cc, b.skb->len);

@@ -37,4 +37,10 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe);
  */
 int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max);
 
+/*
+ * An ACK acknowledged every PSN before @una, beyond req.psn after a
+ * go-back-N: move the requester past what it need not send again.
+ */
+void sroce_req_catch_up(struct sroce_qp *qp, u32 una);
+
 #endif /* _SROCE_REQ_PKT_H */

@@ -41,6 +41,8 @@ cc_red_prob=${SROCE_CC_RED_PROB:-1.0}
 cc_red_burst=${SROCE_CC_RED_BURST:-4}
 cc_red_limit=${SROCE_CC_RED_LIMIT:-200000}
 cc_hosts=${cc_hosts:-r s1 s2}
+# ib_write_bw's message size (perftest's own default is 64 KB).
+cc_size=${SROCE_CC_SIZE:-4096}
 
 # cc_host_ip HOST: r is .1, sN is .(N+1).
 cc_host_ip() {
@@ -166,7 +168,7 @@ cc_sleep_until() {
 }
 
 # cc_perf_start N SECS PORT0 DEPTH TIMEOUT_EXP OUTPREFIX: ib_write_bw
-# servers in r and clients in s1..sN (4 KB WRITEs, DEPTH in flight, -D SECS,
+# servers in r and clients in s1..sN ($cc_size-byte WRITEs, DEPTH in flight, -D SECS,
 # clients once their server listens).  Client i writes OUTPREFIX.i, its
 # server OUTPREFIX.i.srv; the clients' pids are in $cc_perf_pids.
 cc_perf_start() {
@@ -175,7 +177,7 @@ cc_perf_start() {
 	cc_perf_pids=()
 	for i in $(seq 1 "$n"); do
 		ip netns exec r timeout $((secs + 60)) ib_write_bw -d sroce_r \
-			-x "$gr" -p $((port + i)) -F -s 4096 -t "$txd" \
+			-x "$gr" -p $((port + i)) -F -s "$cc_size" -t "$txd" \
 			-u "$tmo" -D "$secs" >"$o.$i.srv" 2>&1 &
 	done
 	# perftest clients do not retry: start them once the servers listen.
@@ -186,7 +188,7 @@ cc_perf_start() {
 		ip netns exec "s$i" timeout $((secs + 60)) ib_write_bw \
 			-d "sroce_s$i" \
 			-x "$(gid_index "sroce_s$i" "$(cc_host_ip "s$i")")" \
-			-p $((port + i)) -F -s 4096 -t "$txd" -u "$tmo" \
+			-p $((port + i)) -F -s "$cc_size" -t "$txd" -u "$tmo" \
 			-D "$secs" 10.20.0.1 >"$o.$i" 2>&1 &
 		cc_perf_pids+=($!)
 	done
@@ -197,8 +199,8 @@ cc_perf_start() {
 # either end); perftest's own MB/s comes from a cycle counter calibrated
 # against a TCG guest's clock and reads 0.00 now and then.
 cc_goodput() {
-	awk -v w=$(($2 - 4)) '$1 == 4096 && NF >= 5 {
-		printf "%.1f", $2 * 4096 * 8 / w / 1e6 }' "$1"
+	awk -v w=$(($2 - 4)) -v s="$cc_size" '$1 == s && NF >= 5 {
+		printf "%.1f", $2 * s * 8 / w / 1e6 }' "$1"
 }
 
 # cc_jain X...: Jain's fairness index of the numbers.
