@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-cc-fabric.sh - congestion that degrades smoothly: incast and a
+# cc-fabric.sh - congestion that degrades smoothly: incast and a
 # "reverse" pattern through RED/ECN bottlenecks whose constants nothing in
 # sroce was tuned to (cc-lib.sh's testbed is the one the reaction point's
 # knobs were scaled for; this file uses none of them).  Every device keeps
