@@ -26,6 +26,7 @@
 #include <linux/skbuff.h>
 #include <net/dcbnl.h>
 
+#include "compat/compat.h"
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
@@ -265,7 +266,7 @@ bad:
 /* Push the enable bitmap to the NIC.  rtnl held. */
 static int sroce_pfc_dcb_push(struct sroce_pfc *pfc, u8 enable)
 {
-	const struct dcbnl_rtnl_ops *ops = pfc->link->dcbnl_ops;
+	const struct dcbnl_rtnl_ops *ops = sroce_netdev_dcbnl_ops(pfc->link);
 	struct ieee_pfc ieee = {};
 
 	ASSERT_RTNL();
