@@ -17,7 +17,8 @@
  * or restore instant.
  *
  * DCB: in mode dcb (or both) the enable bitmap is pushed to the netdev's
- * dcbnl ieee_setpfc, so a NIC that implements PFC in its MAC acts on it.
+ * dcbnl ieee_setpfc, so a NIC that implements PFC in its MAC acts on it; a
+ * kernel without CONFIG_DCB refuses those modes (no netdev has dcbnl ops).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>

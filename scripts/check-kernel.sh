@@ -96,22 +96,28 @@ kbuild "$KDIR" "$mod" "sroce.ko builds against $KVER without warnings"
 kbuild "$KDIR" "$mod/kmod" "tests/kmod builds against $KVER without warnings"
 
 # The same headers with CONFIG_DCB off: only the configuration differs,
-# which is all a compile test of the DCB-less case needs.
+# which is all a compile test of the DCB-less case needs.  The copy is
+# made once per kernel release.
 nodcb=$out/nodcb
 nd_kdir=$nodcb/kdir
-rm -rf "$nodcb"
-mkdir -p "$nodcb"
-cp -a "$KDIR" "$nd_kdir" &&
-	ln -sfn "$(readlink -f "$KDIR/scripts")" "$nd_kdir/scripts" &&
-	ln -sfn "$(readlink -f "$KDIR/tools")" "$nd_kdir/tools" &&
-	sed -i '/^#define CONFIG_DCB 1$/d' "$nd_kdir/include/generated/autoconf.h" &&
-	sed -i '/^CONFIG_DCB=y$/d' "$nd_kdir/include/config/auto.conf" \
-		"$nd_kdir/.config" &&
-	rsync -a --exclude=kmod --exclude='*.o' --exclude='*.ko' \
-		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
-		--exclude=modules.order --exclude=Module.symvers \
-		--exclude=features.h --exclude=build.log "$mod/" "$nodcb/mod/" ||
-	fail "cannot prepare the CONFIG_DCB=n headers"
+if [ "$(cat "$nd_kdir/.sroce-release" 2>/dev/null)" != "$KVER" ]; then
+	rm -rf "$nodcb"
+	mkdir -p "$nodcb"
+	cp -a "$KDIR" "$nd_kdir" &&
+		ln -sfn "$(readlink -f "$KDIR/scripts")" "$nd_kdir/scripts" &&
+		ln -sfn "$(readlink -f "$KDIR/tools")" "$nd_kdir/tools" &&
+		sed -i '/^#define CONFIG_DCB 1$/d' \
+			"$nd_kdir/include/generated/autoconf.h" &&
+		sed -i '/^CONFIG_DCB=y$/d' "$nd_kdir/include/config/auto.conf" \
+			"$nd_kdir/.config" &&
+		echo "$KVER" >"$nd_kdir/.sroce-release" ||
+		fail "cannot prepare the CONFIG_DCB=n headers"
+fi
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+	--exclude=modules.order --exclude=Module.symvers \
+	--exclude=features.h Kbuild kernel include "$nodcb/mod/" ||
+	fail "cannot copy the module sources"
 kbuild "$nd_kdir" "$nodcb/mod" "sroce.ko builds without CONFIG_DCB"
 
 if [ $build_only = 1 ] || [ $fail != 0 ]; then
