@@ -33,7 +33,7 @@ tmp=$out.tmp
 	echo "#ifndef _SROCE_COMPAT_FEATURES_H"
 	echo "#define _SROCE_COMPAT_FEATURES_H"
 	for p in $probes; do
-		name=$(basename "$p" .c | tr 'a-z' 'A-Z')
+		name=$(basename "$p" .c | tr '[:lower:]' '[:upper:]')
 		if "$@" -Werror -fsyntax-only "$p" 2>/dev/null; then
 			echo "#define SROCE_HAVE_$name 1"
 		else
