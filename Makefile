@@ -6,6 +6,8 @@
 #   make check      install missing packages, unit tests, guest integration tests
 #   make check-debug the integration tests on a debug kernel (KASAN, lockdep,
 #                   UBSAN, kmemleak, ...), built once from linux-source-6.1
+#   make check-kernel the integration tests on Debian's newest 6.12 kernel
+#                   (bookworm-backports, fetched into ~/.cache/sroce)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
@@ -28,7 +30,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc sim check-debug fuzz \
-	check-cc-fabric
+	check-cc-fabric check-kernel
 
 all: kernel provider
 
@@ -60,6 +62,17 @@ check-debug: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
 	scripts/check-debug.sh $(CHECK_DEBUG_ARGS)
+
+# check-kernel: sroce built against, and the integration tests run on,
+# Debian's newest kernel of KSERIES (scripts/fetch-kernel.sh fetches it once
+# into ~/.cache/sroce/kernels without installing it); name files with
+# CHECK_KERNEL_ARGS="t-link t-netdev", or CHECK_KERNEL_ARGS=--build-only.
+KSERIES ?= 6.12
+check-kernel: deps
+	$(MAKE) all
+	$(MAKE) -C tests/datapath
+	scripts/check-kernel.sh $(filter --build-only,$(CHECK_KERNEL_ARGS)) \
+		$(KSERIES) $(filter-out --build-only,$(CHECK_KERNEL_ARGS))
 
 integration: all
 	tests/integration/run.sh

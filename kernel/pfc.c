@@ -17,7 +17,8 @@
  * or restore instant.
  *
  * DCB: in mode dcb (or both) the enable bitmap is pushed to the netdev's
- * dcbnl ieee_setpfc, so a NIC that implements PFC in its MAC acts on it.
+ * dcbnl ieee_setpfc, so a NIC that implements PFC in its MAC acts on it; a
+ * kernel without CONFIG_DCB refuses those modes (no netdev has dcbnl ops).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -26,6 +27,7 @@
 #include <linux/skbuff.h>
 #include <net/dcbnl.h>
 
+#include "compat/compat.h"
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
@@ -265,7 +267,7 @@ bad:
 /* Push the enable bitmap to the NIC.  rtnl held. */
 static int sroce_pfc_dcb_push(struct sroce_pfc *pfc, u8 enable)
 {
-	const struct dcbnl_rtnl_ops *ops = pfc->link->dcbnl_ops;
+	const struct dcbnl_rtnl_ops *ops = sroce_netdev_dcbnl_ops(pfc->link);
 	struct ieee_pfc ieee = {};
 
 	ASSERT_RTNL();

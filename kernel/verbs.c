@@ -6,6 +6,7 @@
  * ah.c); ring mappings in queue.c.  device.c merges sroce_verbs_ops into
  * the device with ib_set_device_ops().
  */
+#include "compat/verbs.h"
 #include "ah.h"
 #include "cq.h"
 #include "device.h"
@@ -62,7 +63,7 @@ const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.dealloc_mw = sroce_dealloc_mw,
 
-	.create_cq = sroce_create_cq,
+	.create_cq = sroce_compat_create_cq,
 	.destroy_cq = sroce_destroy_cq,
 	.resize_cq = sroce_resize_cq,
 	.req_notify_cq = sroce_req_notify_cq,
