@@ -126,10 +126,16 @@ ref1=$(cat /sys/module/sroce/refcnt)
 slab1=$(slab_kb)
 diag "$ncyc cycles in $((SECONDS - t0)) s: devices $devs0 -> $devs1, module refcnt $ref0 -> $ref1, SUnreclaim $slab0 -> $slab1 kB"
 ktap_result "$ncyc x add/delete succeed" $st "$out"
-# Ten leaked ib_devices with their sysfs trees would be several MB.
+# Ten leaked ib_devices with their sysfs trees would be several MB.  On
+# the debug kernel KASAN's quarantine holds freed objects back (up to
+# 1/32 of memory), so SUnreclaim grows without a leak (2.4 MB over 10
+# cycles, 2026-12-03): there kmemleak, scanned after every file by run.sh,
+# is the leak check.
+slab_tol=2048
+[ -n "${SROCE_DEBUG_KERNEL:-}" ] && slab_tol=$((64 * 1024))
 ktap_result "$ncyc x add/delete leak no device, reference or slab" \
 	"$([ "$devs0" = "$devs1" ] && [ "$ref0" = "$ref1" ] &&
-		[ $((slab1 - slab0)) -lt 2048 ]; echo $?)"
+		[ $((slab1 - slab0)) -lt $slab_tol ]; echo $?)"
 
 # --- add/delete while the link flaps ------------------------------------------------
 
