@@ -31,11 +31,10 @@ cd "$top" || exit 2
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst): the
 # files of the issue's list that passed on it, first, so that a short time
-# budget skips the others; then the rest that passed.  t-faults joins once
-# its pingpongs' 67 ms ACK timeout holds there; `make check-debug` runs
-# every file.
-ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-nvmeof
-	t-mcast t-link t-queues t-kconsumer t-hostile t-peer t-pktfuzz)
+# budget skips the others; then the rest that passed.  `make check-debug`
+# runs every file.
+ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-faults
+	t-nvmeof t-mcast t-link t-queues t-kconsumer t-hostile t-peer t-pktfuzz)
 
 if [ "${1:-}" = --ci ]; then
 	shift
