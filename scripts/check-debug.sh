@@ -28,6 +28,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
+. scripts/modsrc.sh
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst): the
 # files of the issue's list that passed on it, first, so that a short time
@@ -65,12 +66,7 @@ echo "check-debug: debug kernel $(cat "$dk/release") from $dk" \
 	"(built in $(cat "$dk/build-seconds") s)"
 
 mod=$top/build/debug/mod
-mkdir -p "$mod"
-# Sources only: the tree's objects belong to Debian's kernel.
-rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-	--exclude=modules.order --exclude=Module.symvers \
-	Kbuild kernel include tests/kmod "$mod/" ||
+copy_module_sources "$mod" Kbuild kernel include tests/kmod ||
 	fail "cannot copy the module sources"
 for m in "$mod" "$mod/kmod"; do
 	make -C "$dk/obj" M="$m" SROCE_TEST_HOOKS=1 modules >"$m/build.log" 2>&1 ||

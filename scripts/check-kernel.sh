@@ -31,6 +31,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
+. scripts/modsrc.sh
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then
@@ -69,13 +70,7 @@ echo "check-kernel: $KVER, headers $KDIR"
 
 out=$top/build/k$series
 mod=$out/mod
-mkdir -p "$mod"
-# Sources only: the tree's objects belong to Debian's 6.1 kernel.
-rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-	--exclude=modules.order --exclude=Module.symvers \
-	--exclude=features.h \
-	Kbuild kernel include tests/kmod "$mod/" ||
+copy_module_sources "$mod" Kbuild kernel include tests/kmod ||
 	fail "cannot copy the module sources"
 
 # kbuild KDIR DIR NAME: build the module(s) of DIR, fail on a warning.
@@ -113,10 +108,7 @@ if [ "$(cat "$nd_kdir/.sroce-release" 2>/dev/null)" != "$KVER" ]; then
 		echo "$KVER" >"$nd_kdir/.sroce-release" ||
 		fail "cannot prepare the CONFIG_DCB=n headers"
 fi
-rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-	--exclude=modules.order --exclude=Module.symvers \
-	--exclude=features.h Kbuild kernel include "$nodcb/mod/" ||
+copy_module_sources "$nodcb/mod" Kbuild kernel include ||
 	fail "cannot copy the module sources"
 kbuild "$nd_kdir" "$nodcb/mod" "sroce.ko builds without CONFIG_DCB"
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# summary.sh - sourced by check.sh and check-debug.sh: read the one
+# summary.sh - sourced by check.sh, check-debug.sh and check-kernel.sh: read the one
 # "N passed, N failed[, N skipped]" line every test runner ends with.
 #
 # summary_read FILE: sets sum_pass, sum_fail, sum_skip from the last such
