@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
 
 #include "dp_tool.h"
@@ -400,28 +399,6 @@ static void case_rq_flush(struct q *t)
 
 /* ---- 1b. send CQE posting against a producer that keeps flushing ---- */
 
-/* An empty POST_SEND: the kernel reads the SQ (provider/post.c). */
-struct q_doorbell_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_post_send core;
-};
-
-static void doorbell(struct ibv_qp *qp)
-{
-	struct ib_uverbs_post_send_resp resp;
-	struct q_doorbell_cmd cmd = {
-		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND,
-			 .in_words = sizeof(cmd) / 4,
-			 .out_words = sizeof(resp) / 4 },
-		.core = { .response = (uintptr_t)&resp,
-			  .qp_handle = qp->handle,
-			  .wqe_size = sizeof(struct ib_uverbs_send_wr) },
-	};
-
-	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) < 0)
-		return;
-}
-
 struct feeder {
 	struct qside *s;
 	uint32_t nslots;
@@ -440,7 +417,7 @@ static void *feed_fn(void *arg)
 	f->started = 1;
 	while (now_ms() < f->end) {
 		st(&f->s->sq->prod, ld(&f->s->sq->cons) + f->nslots);
-		doorbell(f->s->qp);
+		dpt_doorbell(f->s->qp);
 	}
 	return NULL;
 }

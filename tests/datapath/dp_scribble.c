@@ -67,7 +67,6 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <rdma/ib_user_verbs.h>
 
 /* The provider's objects, for the ring pointers (provider/ headers). */
 #include "srq.h"
@@ -591,28 +590,9 @@ static _Atomic uint32_t *idx_ptr(struct sroce_queue *q, int prod)
 		      (_Atomic uint32_t *)&q->hdr->cons;
 }
 
-/* An empty POST_SEND command: the kernel reads the SQ (provider/post.c). */
-struct sc_doorbell_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_post_send core;
-};
-
 static int doorbell(struct sc_thread *t, struct sc_pair *p, struct ibv_qp *qp)
 {
-	struct ib_uverbs_post_send_resp resp;
-	struct sc_doorbell_cmd cmd = {
-		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND,
-			 .in_words = sizeof(cmd) / 4,
-			 .out_words = sizeof(resp) / 4 },
-		.core = { .response = (uintptr_t)&resp,
-			  .qp_handle = qp->handle,
-			  .wqe_size = sizeof(struct ib_uverbs_send_wr) },
-	};
-	ssize_t n;
-
-	n = TIMED(t, V_DOORBELL, p,
-		  write(qp->context->cmd_fd, &cmd, sizeof(cmd)));
-	return n == (ssize_t)sizeof(cmd) ? 0 : errno;
+	return TIMED(t, V_DOORBELL, p, dpt_doorbell(qp));
 }
 
 /* ---- the garbage ---- */

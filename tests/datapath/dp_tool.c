@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
 
 #include "dp_tool.h"
 
@@ -75,4 +78,27 @@ int dpt_ud_up(struct ibv_qp *qp, uint32_t qkey)
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+struct dpt_doorbell_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send core;
+};
+
+int dpt_doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct dpt_doorbell_cmd cmd = {
+		.hdr = { .command = IB_USER_VERBS_CMD_POST_SEND,
+			 .in_words = sizeof(cmd) / 4,
+			 .out_words = sizeof(resp) / 4 },
+		.core = { .response = (uintptr_t)&resp,
+			  .qp_handle = qp->handle,
+			  .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+	};
+
+	if (write(qp->context->cmd_fd, &cmd, sizeof(cmd)) !=
+	    (ssize_t)sizeof(cmd))
+		return errno;
+	return 0;
 }

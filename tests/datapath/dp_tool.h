@@ -27,4 +27,10 @@ struct ibv_context *dpt_open(const char *name);
 /* RESET -> INIT (port 1, @qkey) -> RTR -> RTS of a UD QP; 0 or errno. */
 int dpt_ud_up(struct ibv_qp *qp, uint32_t qkey);
 
+/*
+ * Ring @qp's doorbell as the provider does: an empty POST_SEND command,
+ * on which the kernel reads the mapped SQ (provider/post.c).  0 or errno.
+ */
+int dpt_doorbell(struct ibv_qp *qp);
+
 #endif /* SROCE_TEST_DP_TOOL_H */
