@@ -17,6 +17,10 @@
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
 #   make install    install module, provider and the libibverbs driver file
+#   make deb        Debian packages (debian/) into build/deb/: sroce-dkms,
+#                   ibverbs-providers-sroce
+#   make check-deb  those packages installed, used, purged in a guest
+#                   (CHECK_DEB_ARGS=6.12: on Debian's 6.12 kernel)
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -30,7 +34,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc sim check-debug fuzz \
-	check-cc-fabric check-kernel
+	check-cc-fabric check-kernel deb check-deb
 
 all: kernel provider
 
@@ -114,6 +118,15 @@ install: all
 	test -n "$(DESTDIR)" || depmod -a $(patsubst linux-headers-%,%,$(notdir $(patsubst %/build,%,$(KDIR))))
 	install -D -m 0644 provider/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
+
+# deb: dpkg-buildpackage in a clean copy of the tree (scripts/deb.sh).
+deb:
+	scripts/deps.sh deb
+	scripts/deb.sh
+
+# check-deb: tests/pkg/t-deb.sh in a guest (DKMS compiles there: minutes).
+check-deb: deb
+	scripts/check-deb.sh $(CHECK_DEB_ARGS)
 
 uninstall:
 	rm -f $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so $(DESTDIR)$(DRIVER_D)/sroce.driver

@@ -16,6 +16,9 @@ pkgs=(
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)
+# `scripts/deps.sh deb` (make deb, make check-deb): the package build.
+[ "${1:-}" = deb ] &&
+	pkgs+=(dpkg-dev debhelper dh-dkms dkms fakeroot rsync lintian)
 # `scripts/deps.sh debug` (make check-debug): what building the debug
 # kernel from Debian's source needs.
 [ "${1:-}" = debug ] &&
