@@ -21,7 +21,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 
-vm=(tests/vm/vm-run --timeout "${SROCE_DEB_VM_TIMEOUT:-2400}" --mem 3G
+vm=(tests/vm/vm-run --timeout "${SROCE_DEB_VM_TIMEOUT:-3600}" --mem 3G
 	--overlay /usr)
 if [ -n "${1:-}" ]; then
 	kvars=$(scripts/fetch-kernel.sh "$1") || {
