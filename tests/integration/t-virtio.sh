@@ -123,15 +123,21 @@ pp ibv_srq_pingpong 4096 20 "-q 4"
 
 # bw TOOL SRV_DEV SRV_GID SRV_NS CLI_DEV CLI_GID CLI_NS ADDR: perftest
 # with 1 MiB messages; logs the row and the requester's retransmissions.
+# Rerun once when TCG clock calibration makes it print all-zero results.
 bw() {
-	local tool=$1 r0 r1 ctr=req_retransmits
+	local tool=$1 r0 r1 ok ctr=req_retransmits
 	[[ $5 == rxe* ]] && ctr=completer_retry_err
 	r0=$(hw_counter "$5" $ctr)
-	port=$((port + 1))
-	if PAIR_PORT=$port run_pair "$TMO" "$4" \
-		"$tool -d $2 -x $3 -p $port -F -s 1048576 -n 20" \
-		"$7" "$tool -d $5 -x $6 -p $port -F -s 1048576 -n 20 $8" &&
-		perf_nonzero "$pair_cout"; then
+	for _ in 1 2; do
+		port=$((port + 1))
+		PAIR_PORT=$port run_pair "$TMO" "$4" \
+			"$tool -d $2 -x $3 -p $port -F -s 1048576 -n 20" \
+			"$7" "$tool -d $5 -x $6 -p $port -F -s 1048576 -n 20 $8"
+		ok=$?
+		[ $ok -eq 0 ] && perf_nonzero "$pair_cout" && break
+		[ $ok -eq 0 ] && ok=1
+	done
+	if [ $ok -eq 0 ]; then
 		r1=$(hw_counter "$5" $ctr)
 		diag "$tool 1 MiB $5 -> $2: $(perf_row "$pair_cout")" \
 			"($ctr of $5: +$((r1 - r0)))"
