@@ -416,7 +416,7 @@ struct feeder {
 	struct qside *s;
 	uint32_t nslots;
 	volatile int started;
-	double end;
+	long hits0; /* >= 0: wait for the CQE hook's hits to pass it */
 	unsigned long rings;
 };
 
@@ -454,14 +454,23 @@ static long hook_get(const char *name)
 
 /*
  * In ERR every doorbell flushes what prod shows: keep prod at cons +
- * nslots and ring, for Q_FEED_MS whatever happens meanwhile.
+ * nslots and ring, for Q_FEED_MS whatever happens meanwhile.  With the
+ * hook, only once a CQE is being posted: the modify's flush, not one of
+ * these doorbells, must be the poster, or this thread would be the one
+ * looping with nobody left to feed it.
  */
 static void *feed_fn(void *arg)
 {
 	struct feeder *f = arg;
+	double end;
 
 	f->started = 1;
-	while (now_ms() < f->end) {
+	end = now_ms() + Q_WAIT_MS;
+	while (f->hits0 >= 0 && hook_get("hits") <= f->hits0 &&
+	       now_ms() < end)
+		;
+	end = now_ms() + Q_FEED_MS;
+	while (now_ms() < end) {
 		st(&f->s->sq->prod, ld(&f->s->sq->cons) + f->nslots);
 		dpt_doorbell(f->s->qp);
 		f->rings++;
@@ -476,11 +485,12 @@ static void *feed_fn(void *arg)
  *
  * Without help the feeder rarely outruns the poster, and an unbounded
  * poster still returned at once.  With the CQE hook each CQE posted waits
- * Q_HOOK_MS, so every doorbell of the feeder moves done past what is
- * posted: an unbounded poster then loops until the feeder stops
- * (Q_FEED_MS), a bounded one returns after nslots CQEs (Q_DEPTH slots
- * here, Q_DEPTH * Q_HOOK_MS).  The limit, 1 s, lies between the two, and
- * the hook must have seen the modify post its nslots CQEs.
+ * Q_HOOK_MS, and the feeder starts once the modify posts (the SQ was
+ * full before), so every doorbell moves done past what is posted: an
+ * unbounded poster then loops until the feeder stops (Q_FEED_MS), a
+ * bounded one returns after nslots CQEs (Q_DEPTH slots here, Q_DEPTH *
+ * Q_HOOK_MS).  The limit, 1 s, lies between the two, and the hook must
+ * have seen the modify post its nslots CQEs.
  */
 static void case_sq_post_flood(struct q *t)
 {
@@ -506,7 +516,7 @@ static void case_sq_post_flood(struct q *t)
 	st(&s.sq->prod, ld(&s.sq->cons) + f.nslots);
 	if (hooked && hook_set("ms", Q_HOOK_MS))
 		hooked = 0;
-	f.end = now_ms() + Q_FEED_MS;
+	f.hits0 = hooked ? h0 : -1;
 	pthread_create(&th, NULL, feed_fn, &f);
 	while (!f.started)
 		;
