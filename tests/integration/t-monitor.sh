@@ -9,7 +9,8 @@
 # known size they moved by at least the payload on both devices, with data
 # in 4-byte words; Prometheus' node_exporter (Debian's
 # prometheus-node-exporter, infiniband collector only) scrapes them
-# without failing, with non-zero series for the sroce devices.
+# without failing, with non-zero series for the sroce devices.  The same
+# agent answers a peer's PerfMgmt MADs on QP1 (pma_wire.py crafts them).
 #
 # Topology: make_two_ns (see lib.sh):
 #
@@ -25,7 +26,7 @@ PP_SIZE=65536
 PP_ITERS=40
 NE_PORT=19100
 
-ktap_begin 15 "ports/1/counters and node_exporter's infiniband collector"
+ktap_begin 19 "ports/1/counters and node_exporter's infiniband collector"
 
 two_ns_start
 
@@ -111,6 +112,43 @@ ktap_result "ibv_rc_pingpong ${PP_SIZE} B x ${PP_ITERS}" $? "$pair_out"
 check_moved 1 "$s1" "$(snap sroce1)"
 check_moved 2 "$s2" "$(snap sroce2)"
 
+# ---- the agent answers peers too (what perfquery would send) ----
+# wire METHOD ATTR PORT: pma_wire.py's answer line, from ns2 to sroce1.
+wire() {
+	ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
+		python3 "$here/pma_wire.py" "$@" 2>&1
+}
+# field LINE NAME: NAME=value of a pma_wire.py line.
+field() {
+	sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" <<<"$1"
+}
+
+x0=$(pma sroce1 port_xmit_data)
+ans=$(wire 0x01 0x12 1)
+x1=$(pma sroce1 port_xmit_data)
+xd=$(field "$ans" xmit_data)
+ktap_result "peer Get(PortCounters) on QP1: GetResp from QP1, Q_Key 0x80010000" \
+	"$([ "$(field "$ans" method)" = 0x81 ] &&
+		[ "$(field "$ans" status)" = 0x0000 ] &&
+		[ "$(field "$ans" tid)" = ok ] && [ "$(field "$ans" port)" = 1 ] &&
+		[ "$(field "$ans" sqpn)" = 1 ] &&
+		[ "$(field "$ans" qkey)" = 0x80010000 ] &&
+		[ "$(field "$ans" icrc)" = ok ]; echo $?)" "$ans"
+# The answer was built between the two sysfs reads.
+ktap_result "peer Get(PortCounters): port_xmit_data as sysfs shows it" \
+	"$([ -n "$xd" ] && [ "$xd" -ge "$x0" ] && [ "$xd" -le "$x1" ]
+		echo $?)" "sysfs before $x0, answer '$xd', sysfs after $x1"
+ans=$(wire 0x01 0x1d 1)
+ktap_result "peer Get(PortCountersExtended): status 0, packets counted" \
+	"$([ "$(field "$ans" status)" = 0x0000 ] &&
+		[ "$(field "$ans" xmit_pkts)" -gt 0 ]; echo $?)" "$ans"
+ans=$(wire 0x02 0x12 1)
+ans2=$(wire 0x01 0x12 2)
+ktap_result "peer Set(PortCounters): unsupported; PortSelect 2: invalid field" \
+	"$([ "$(field "$ans" status)" = 0x000c ] &&
+		[ "$(field "$ans2" status)" = 0x001c ]; echo $?)" \
+	"Set: $ans" "port 2: $ans2"
+
 # ---- node_exporter ----
 NE=$(command -v prometheus-node-exporter)
 ne_log=$(mktemp)
@@ -118,7 +156,8 @@ scrape=
 if [ -z "$NE" ]; then
 	diag "prometheus-node-exporter is not installed (scripts/deps.sh)"
 else
-	"$NE" --collector.disable-defaults --collector.infiniband \
+	"$NE" --log.level=debug --collector.disable-defaults \
+		--collector.infiniband \
 		--web.listen-address=127.0.0.1:$NE_PORT >"$ne_log" 2>&1 &
 	ne_pid=$!
 	wait_until 30 port_listening "" $NE_PORT
@@ -138,7 +177,10 @@ ktap_result "node_exporter: infiniband collector succeeds" \
 	"$(grep -q '^node_scrape_collector_success{collector="infiniband"} 1$' \
 		<<<"$scrape"; echo $?)" \
 	"$(grep -E 'collector_success|infiniband' <<<"$scrape" | head -n 5)" \
-	"$(tail -n 5 "$ne_log")"
+	"$(grep -v "level=info" "$ne_log" | tail -n 5)" \
+	"$(cd /sys/class/infiniband/sroce1 && for f in fw_ver ports/1/rate \
+		ports/1/state ports/1/phys_state; do
+		echo "$f: '$(cat $f 2>&1)'"; done)"
 
 ne_ok=0
 ne_why=
