@@ -26,7 +26,7 @@ PP_SIZE=65536
 PP_ITERS=40
 NE_PORT=19100
 
-ktap_begin 19 "ports/1/counters and node_exporter's infiniband collector"
+ktap_begin 20 "ports/1/counters and node_exporter's infiniband collector"
 
 two_ns_start
 
@@ -200,6 +200,10 @@ done
 ktap_result "node_exporter: non-zero data and packet series for sroce1, sroce2" \
 	$ne_ok "zero or absent:$ne_why" \
 	"$(grep -E '^node_infiniband_port_(data|packets)' <<<"$scrape")"
+
+ktap_result "node_exporter: node_infiniband_info from board_id and hca_type" \
+	"$(grep -q '^node_infiniband_info{.*board_id="sroce software RoCE v2".*device="sroce1".*hca_type="sroce"' \
+		<<<"$scrape"; echo $?)" "$(grep '^node_infiniband_info' <<<"$scrape")"
 
 # The exporter turns words back into bytes: at least the payload.
 v=$(metric node_infiniband_port_data_transmitted_bytes_total sroce1)
