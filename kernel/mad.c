@@ -38,17 +38,19 @@ static void sroce_mad_read_counters(struct sroce_dev *sdev,
 	c->rcv_bytes = sroce_counter_read(sdev, SROCE_CNT_RCVD_BYTES);
 	c->xmit_pkts = sroce_counter_read(sdev, SROCE_CNT_SENT_PKTS);
 	c->rcv_pkts = sroce_counter_read(sdev, SROCE_CNT_RCVD_PKTS);
-	c->rcv_errors = sroce_counter_read(sdev, SROCE_CNT_RX_DROP_MALFORMED) +
-			sroce_counter_read(sdev, SROCE_CNT_RX_ICRC_ENCAPSULATED) +
-			sroce_counter_read(sdev, SROCE_CNT_RX_DROP_UNSUPPORTED);
+	c->rcv_errors =
+		sroce_counter_read(sdev, SROCE_CNT_RX_DROP_MALFORMED) +
+		sroce_counter_read(sdev, SROCE_CNT_RX_ICRC_ENCAPSULATED) +
+		sroce_counter_read(sdev, SROCE_CNT_RX_DROP_UNSUPPORTED);
 	c->xmit_discards = sroce_counter_read(sdev, SROCE_CNT_TX_DROP);
 }
 
 static int sroce_process_mad(struct ib_device *ibdev, int mad_flags,
 			     u32 port_num, const struct ib_wc *in_wc,
 			     const struct ib_grh *in_grh,
-			     const struct ib_mad *in_mad, struct ib_mad *out_mad,
-			     size_t *out_mad_size, u16 *out_mad_pkey_index)
+			     const struct ib_mad *in_mad,
+			     struct ib_mad *out_mad, size_t *out_mad_size,
+			     u16 *out_mad_pkey_index)
 {
 	const struct sroce_pma_mad *in = (const void *)in_mad;
 	struct sroce_pma_counters c;

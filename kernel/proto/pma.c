@@ -49,8 +49,7 @@ static void sroce_pma_port_counters(const struct sroce_pma_mad *in,
 	pc->port_select = req->port_select;
 	pc->counter_select = req->counter_select;
 	pc->port_rcv_errors = cpu_to_be16(sroce_pma_sat16(c->rcv_errors));
-	pc->port_xmit_discards =
-		cpu_to_be16(sroce_pma_sat16(c->xmit_discards));
+	pc->port_xmit_discards = cpu_to_be16(sroce_pma_sat16(c->xmit_discards));
 	pc->port_xmit_data = cpu_to_be32(sroce_pma_sat32(c->xmit_bytes / 4));
 	pc->port_rcv_data = cpu_to_be32(sroce_pma_sat32(c->rcv_bytes / 4));
 	pc->port_xmit_packets = cpu_to_be32(sroce_pma_sat32(c->xmit_pkts));
@@ -74,7 +73,7 @@ static void sroce_pma_port_counters_ext(const struct sroce_pma_mad *in,
 }
 
 /*
- * Status of the reply to @in, IBA 13.4.7: a class version other than 1 is
+ * Status of the reply to @in (IBA 13.4): a class version other than 1 is
  * a bad version, Set and unknown attributes are unsupported, and a
  * PortSelect other than @port (AllPortSelect is not claimed) is an
  * invalid field.  PortSelect is byte 1 of both counter attributes.

@@ -20,25 +20,26 @@
 #define SROCE_MAD_CLASS_PERF_MGMT 0x04
 #define SROCE_PMA_CLASS_VERSION 1
 
-/* Methods, IBA 13.4.5. */
+/* Methods (IBA vol. 1, 13.4: MAD format). */
 #define SROCE_MAD_METHOD_GET 0x01
 #define SROCE_MAD_METHOD_SET 0x02
 #define SROCE_MAD_METHOD_GET_RESP 0x81
 
-/* MAD status codes, IBA 13.4.7 (the common bits of Status). */
+/* MAD status codes, the class-independent bits of Status (IBA 13.4). */
 #define SROCE_MAD_STATUS_OK 0x0000
 #define SROCE_MAD_STATUS_BAD_VERSION 0x0004
 #define SROCE_MAD_STATUS_UNSUPP_METHOD_ATTR 0x000c
 #define SROCE_MAD_STATUS_INVALID_FIELD 0x001c
 
-/* PerfMgmt attribute IDs, IBA 16.1.2. */
+/* PerfMgmt attribute IDs (IBA 16.1). */
 #define SROCE_PMA_ATTR_CLASS_PORT_INFO 0x0001
 #define SROCE_PMA_ATTR_PORT_COUNTERS 0x0012
 #define SROCE_PMA_ATTR_PORT_COUNTERS_EXT 0x001d
 
 /*
- * ClassPortInfo:CapabilityMask bits of the PerfMgmt class (IBA 16.1.2).  EXT_WIDTH_NOIETF: PortCountersExtended holds the data and
- * packet counters but not the unicast/multicast ("IETF") ones.
+ * ClassPortInfo:CapabilityMask bits of the PerfMgmt class (IBA 16.1).
+ * EXT_WIDTH_NOIETF: PortCountersExtended holds the data and packet
+ * counters but not the unicast/multicast ("IETF") ones.
  */
 #define SROCE_PMA_CAP_ALL_PORT_SELECT BIT(8)
 #define SROCE_PMA_CAP_EXT_WIDTH BIT(9)
@@ -50,7 +51,7 @@
 /* PortSelect that asks for all ports at once (needs ALL_PORT_SELECT). */
 #define SROCE_PMA_ALL_PORTS 0xff
 
-/* MAD common header, IBA 13.4.3. */
+/* MAD common header (IBA 13.4). */
 struct sroce_mad_hdr {
 	u8 base_version;
 	u8 mgmt_class;
@@ -64,7 +65,7 @@ struct sroce_mad_hdr {
 	__be32 attr_mod;
 };
 
-/* A PerfMgmt MAD, IBA 16.1.1: 40 reserved bytes, then data. */
+/* A PerfMgmt MAD (IBA 16.1): 40 reserved bytes, then data. */
 struct sroce_pma_mad {
 	struct sroce_mad_hdr hdr;
 	u8 reserved[40];
@@ -117,7 +118,7 @@ struct sroce_pma_port_counters {
 };
 
 /*
- * PortCountersExtended, IBA 16.1.4.11: 64-bit fields at 4-byte offsets,
+ * PortCountersExtended (IBA 16.1.4): 64-bit fields at 4-byte offsets,
  * hence __packed.
  */
 struct sroce_pma_port_counters_ext {
@@ -140,8 +141,7 @@ static_assert(sizeof(struct sroce_pma_mad) == 256);
 static_assert(sizeof(struct sroce_class_port_info) == 72);
 static_assert(sizeof(struct sroce_pma_port_counters) == 44);
 static_assert(offsetof(struct sroce_pma_port_counters, vl15_dropped) == 22);
-static_assert(offsetof(struct sroce_pma_port_counters, port_xmit_data) ==
-	      24);
+static_assert(offsetof(struct sroce_pma_port_counters, port_xmit_data) == 24);
 static_assert(sizeof(struct sroce_pma_port_counters_ext) == 72);
 static_assert(offsetof(struct sroce_pma_port_counters_ext, port_xmit_data) ==
 	      8);
