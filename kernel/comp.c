@@ -38,6 +38,7 @@
 #include "req.h"
 #include "req_pkt.h"
 #include "task.h"
+#include "testhook.h"
 
 /* Responses one sroce_comp_unlock() processes before it defers. */
 #define SROCE_COMP_BACKLOG_BUDGET 16
@@ -673,6 +674,8 @@ void sroce_req_post_cqes(struct sroce_qp *qp)
 		sroce_req_release_slot(qp, idx);
 		req->posted++;
 		spin_unlock_bh(&req->lock);
+		/* t-queues: a producer gets time to move done meanwhile. */
+		sroce_test_spin(SROCE_TEST_CQE_POST);
 		if (post)
 			sroce_cq_post(cq, &cqe, false);
 		spin_lock_bh(&req->lock);

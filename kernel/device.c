@@ -37,6 +37,7 @@
 #include "counters.h"
 #include "device.h"
 #include "limits.h"
+#include "mad.h"
 #include "restrack.h"
 #include "testhook.h"
 #include "pkt.h"
@@ -478,6 +479,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	ib_set_device_ops(&sdev->ib_dev, &sroce_dev_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_counters_ops);
+	ib_set_device_ops(&sdev->ib_dev, &sroce_mad_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_verbs_ops);
 	ib_set_device_ops(&sdev->ib_dev, &sroce_restrack_dev_ops);
 	get_device(&sdev->ib_dev.dev);

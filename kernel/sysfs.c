@@ -3,7 +3,8 @@
  * sysfs.c - device attributes under /sys/class/infiniband/<dev>/.
  *
  * sroce_abi_version is how libsroce recognises a sroce device whatever its
- * name; netdev names the bound Ethernet device.  Both are read-only and
+ * name; netdev names the bound Ethernet device; board_id and hca_type name
+ * the model for monitoring tools.  All are read-only and
  * exist from ib_register_device() (before the KOBJ_ADD uevent) until
  * unregistration.  rx_steer switches receive steering (rxq.h), tx_batch
  * the sending of request packets in UDP GSO batches (pkt.c), ack_coalesce
@@ -47,6 +48,26 @@ static ssize_t netdev_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%s\n", name);
 }
 static DEVICE_ATTR_RO(netdev);
+
+/*
+ * board_id and hca_type, the model strings HCA drivers (mlx4, mlx5) show.
+ * Monitoring reads them: a node_exporter built with procfs before 0.12
+ * (Debian 12's 1.5.0 among them) fails its whole infiniband collector on a
+ * device without board_id.
+ */
+static ssize_t board_id_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "sroce software RoCE v2\n");
+}
+static DEVICE_ATTR_RO(board_id);
+
+static ssize_t hca_type_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "sroce\n");
+}
+static DEVICE_ATTR_RO(hca_type);
 
 /* The bool switch at byte @off of the device (read with READ_ONCE). */
 static bool *sroce_sysfs_switch(struct device *dev, size_t off)
@@ -171,6 +192,8 @@ static DEVICE_ATTR_RW(rx_queue_max_bytes);
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi_version.attr,
 	&dev_attr_netdev.attr,
+	&dev_attr_board_id.attr,
+	&dev_attr_hca_type.attr,
 	&dev_attr_rx_steer.attr,
 	&dev_attr_ack_coalesce.attr,
 	&dev_attr_tx_batch.attr,

@@ -9,7 +9,8 @@
 #include <linux/sysfs.h>
 
 /*
- * ops.device_group: sroce_abi_version, netdev.  Created by
+ * ops.device_group: sroce_abi_version, netdev, board_id, hca_type and the
+ * knobs (sysfs.c).  Created by
  * ib_register_device() before the device is announced to user space.
  */
 extern const struct attribute_group sroce_dev_attr_group;

@@ -4,7 +4,10 @@
  *
  * /sys/module/sroce/parameters/test_<hook>_ms: how long the next passes
  * through the hook sleep, in milliseconds (at most 10 s; 0: none).  Tests
- * set it around the one operation they race and put it back to 0.
+ * set it around the one operation they race and put it back to 0.  A
+ * hook that may run in atomic context busy-waits instead, at most
+ * SROCE_TEST_MAX_SPIN_MS per pass: keep such a delay short, it holds a CPU
+ * (and in softirq, that CPU's softirqs) for every pass.
  *
  * /sys/module/sroce/parameters/test_<hook>_hits (read-only): how many
  * passes have started such a sleep.  A test that sees it grow knows the
@@ -18,6 +21,7 @@
 #include "testhook.h"
 
 #define SROCE_TEST_MAX_MS 10000
+#define SROCE_TEST_MAX_SPIN_MS 50
 
 static unsigned int sroce_test_ms[SROCE_TEST_NR]; /* READ_ONCE */
 /*
@@ -45,6 +49,15 @@ module_param_named(test_qp_flush_hits, sroce_test_hits[SROCE_TEST_QP_FLUSH],
 MODULE_PARM_DESC(test_qp_flush_hits,
 		 "test hook: modify_qp's sleeps before its flush so far");
 
+module_param_named(test_cqe_post_ms, sroce_test_ms[SROCE_TEST_CQE_POST], uint,
+		   0644);
+MODULE_PARM_DESC(test_cqe_post_ms,
+		 "test hook: each send CQE posted spins this long (max 50)");
+module_param_named(test_cqe_post_hits, sroce_test_hits[SROCE_TEST_CQE_POST],
+		   uint, 0444);
+MODULE_PARM_DESC(test_cqe_post_hits,
+		 "test hook: send CQE postings that busy-waited so far");
+
 void sroce_test_delay(enum sroce_test_hook hook)
 {
 	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
@@ -54,4 +67,14 @@ void sroce_test_delay(enum sroce_test_hook hook)
 		return;
 	WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
 	msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
+}
+
+void sroce_test_spin(enum sroce_test_hook hook)
+{
+	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
+
+	if (!ms)
+		return;
+	WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
+	mdelay(min_t(unsigned int, ms, SROCE_TEST_MAX_SPIN_MS));
 }

@@ -15,6 +15,11 @@
  *  - RQ flush: a thread keeps the RQ's prod at cons + nslots while the QP
  *    moves to ERR; the modify must return within 1 s and take at most
  *    nslots WQEs.
+ *  - SQ CQE posting: a thread keeps the SQ's prod at cons + nslots and
+ *    rings while the QP moves to ERR; the modify must return within 1 s.
+ *    With a module built with SROCE_TEST_HOOKS=1, each send CQE posted
+ *    waits 1 ms (test_cqe_post_ms), which makes an unbounded poster loop
+ *    for as long as the thread feeds (3 s).
  *  - SQ reset: prod = cons + 2^22, then RESET, INIT, ERR; the ERR modify
  *    must return within 1 s and flush nothing (nothing was posted).
  *  - Reuse: an RC QP with WQEs posted and unfinished is RESET, connected
@@ -399,25 +404,76 @@ static void case_rq_flush(struct q *t)
 
 /* ---- 1b. send CQE posting against a producer that keeps flushing ---- */
 
+/*
+ * The test hook of a module built with SROCE_TEST_HOOKS=1
+ * (kernel/testhook.h): each send CQE posted busy-waits this long, with
+ * req.lock dropped.
+ */
+#define Q_HOOK "/sys/module/sroce/parameters/test_cqe_post_"
+#define Q_HOOK_MS 1
+
 struct feeder {
 	struct qside *s;
 	uint32_t nslots;
 	volatile int started;
-	double end;
+	long hits0; /* >= 0: wait for the CQE hook's hits to pass it */
+	unsigned long rings;
 };
+
+/* Write @v to the hook's parameter @name; -1 if there is no such hook. */
+static int hook_set(const char *name, unsigned int v)
+{
+	char path[128];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), Q_HOOK "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%u\n", v) < 0;
+	return fclose(f) || rc ? -1 : 0;
+}
+
+/* The hook's parameter @name; -1 if there is no such hook. */
+static long hook_get(const char *name)
+{
+	char path[128];
+	unsigned int v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), Q_HOOK "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%u", &v);
+	fclose(f);
+	return n == 1 ? (long)v : -1;
+}
 
 /*
  * In ERR every doorbell flushes what prod shows: keep prod at cons +
- * nslots and ring, for Q_FEED_MS whatever happens meanwhile.
+ * nslots and ring, for Q_FEED_MS whatever happens meanwhile.  With the
+ * hook, only once a CQE is being posted: the modify's flush, not one of
+ * these doorbells, must be the poster, or this thread would be the one
+ * looping with nobody left to feed it.
  */
 static void *feed_fn(void *arg)
 {
 	struct feeder *f = arg;
+	double end;
 
 	f->started = 1;
-	while (now_ms() < f->end) {
+	end = now_ms() + Q_WAIT_MS;
+	while (f->hits0 >= 0 && hook_get("hits") <= f->hits0 &&
+	       now_ms() < end)
+		;
+	end = now_ms() + Q_FEED_MS;
+	while (now_ms() < end) {
 		st(&f->s->sq->prod, ld(&f->s->sq->cons) + f->nslots);
 		dpt_doorbell(f->s->qp);
+		f->rings++;
 	}
 	return NULL;
 }
@@ -426,39 +482,65 @@ static void *feed_fn(void *arg)
  * The modify to ERR posts the flush CQEs of the SQ; a thread that keeps
  * the SQ full and rings meanwhile must not keep that modify (or any
  * context) posting for as long as it likes: one ring's worth per call.
+ *
+ * Without help the feeder rarely outruns the poster, and an unbounded
+ * poster still returned at once.  With the CQE hook each CQE posted waits
+ * Q_HOOK_MS, and the feeder starts once the modify posts (the SQ was
+ * full before), so every doorbell moves done past what is posted: an
+ * unbounded poster then loops until the feeder stops (Q_FEED_MS), a
+ * bounded one returns after nslots CQEs (Q_DEPTH slots here, Q_DEPTH *
+ * Q_HOOK_MS).  The limit, 1 s, lies between the two, and the hook must
+ * have seen the modify post its nslots CQEs.
  */
 static void case_sq_post_flood(struct q *t)
 {
+	const char *name = "sq flush: ERR returns while prod keeps moving";
+	long h0 = hook_get("hits"), h1 = -1;
+	int hooked = h0 >= 0 && !hook_set("ms", 0);
 	struct feeder f = { 0 };
 	struct qside s;
-	char why[200];
+	char why[300];
 	pthread_t th;
+	int ok;
 	double ms;
 
-	if (qside_new(t, &s, IBV_QPT_RC, Q_RQ_WR, 1, 4 * Q_DEPTH) ||
+	if (qside_new(t, &s, IBV_QPT_RC, hooked ? Q_DEPTH : Q_RQ_WR, 1,
+		      4 * Q_DEPTH) ||
 	    to_init(s.qp)) {
-		dpt_report(0, "sq flush: ERR returns while prod keeps moving",
-			   "QP or rings");
+		dpt_report(0, name, "QP or rings");
 		qside_free(&s);
 		return;
 	}
 	f.s = &s;
 	f.nslots = 1U << s.sq->log2_slots;
 	st(&s.sq->prod, ld(&s.sq->cons) + f.nslots);
-	f.end = now_ms() + Q_FEED_MS;
+	if (hooked && hook_set("ms", Q_HOOK_MS))
+		hooked = 0;
+	f.hits0 = hooked ? h0 : -1;
 	pthread_create(&th, NULL, feed_fn, &f);
 	while (!f.started)
 		;
 	ms = now_ms();
 	to_state(s.qp, IBV_QPS_ERR);
 	ms = now_ms() - ms;
+	if (hooked)
+		h1 = hook_get("hits");
 	pthread_join(th, NULL);
-	snprintf(why, sizeof(why),
-		 "modify to ERR took %.1f ms while a thread fed the SQ for %d ms",
-		 ms, Q_FEED_MS);
+	if (hooked)
+		hook_set("ms", 0);
+	ok = ms < 1000;
+	if (hooked) {
+		ok = ok && h1 - h0 >= f.nslots;
+		snprintf(why, sizeof(why),
+			 "modify to ERR took %.1f ms while a thread fed the SQ for %d ms (%lu doorbells); CQE hook %d ms: %ld CQEs meanwhile (nslots %u)",
+			 ms, Q_FEED_MS, f.rings, Q_HOOK_MS, h1 - h0, f.nslots);
+	} else {
+		snprintf(why, sizeof(why),
+			 "modify to ERR took %.1f ms while a thread fed the SQ for %d ms (%lu doorbells); no CQE hook (module without SROCE_TEST_HOOKS): the feeder has to win a race to show a loop",
+			 ms, Q_FEED_MS, f.rings);
+	}
 	printf("# %s\n", why);
-	dpt_report(ms < 1000, "sq flush: ERR returns while prod keeps moving",
-		   why);
+	dpt_report(ok, name, why);
 	qside_free(&s);
 }
 

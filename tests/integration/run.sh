@@ -20,8 +20,11 @@ shopt -s lastpipe
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
+# SROCE_VM_OPTS: more vm-run options for that guest (e.g. --nic-pair hub).
 if [ -z "${SROCE_VM:-}" ]; then
-	exec "$here/../vm/vm-run" --timeout "${SROCE_VM_TIMEOUT:-2400}" -- \
+	read -ra vm_opts <<<"${SROCE_VM_OPTS:-}"
+	exec "$here/../vm/vm-run" --timeout "${SROCE_VM_TIMEOUT:-2400}" \
+		"${vm_opts[@]}" -- \
 		"$here/run.sh" "$@"
 fi
 

@@ -16,8 +16,8 @@
 #   flood: SROCE_FZ_FLOOD_SECS (default 20) seconds of READ requests and
 #          out-of-window packets at SROCE_FZ_FLOOD_NRC (default 128) RC
 #          QPs; the packets queued must stay under SROCE_FZ_BOUND_MB
-#          (default 2) MiB, written to the device's rx_queue_max_bytes
-#          when it has one.
+#          (default 2) MiB, written to rx_queue_max_bytes of both devices
+#          when they have it.
 #
 # e.g. SROCE_FZ_SEED=42 SROCE_FZ_SECS=600 tests/integration/run.sh t-pktfuzz
 #
@@ -88,6 +88,10 @@ mkdir -p "$sysd" && mount --bind /sys/class/infiniband/sroce_fz1 "$sysd"
 # One packet per skb on the wire (as t-resp.sh).
 echo off >/sys/class/infiniband/sroce_fz1/tx_batch
 echo off >/sys/class/infiniband/sroce_fz2/tx_batch
+# The flood's READ responses queue on sroce_fz2: the same bound there, so
+# the memory the flood may take is known (pkt_fuzz.py's memory check).
+echo $((${SROCE_FZ_BOUND_MB:-2} << 20)) \
+	>/sys/class/infiniband/sroce_fz2/rx_queue_max_bytes
 
 # fz_run MODE SECS NRC: pkt_fuzz.py in fz2; its results count here.
 fz_run() {
@@ -95,6 +99,7 @@ fz_run() {
 	ip netns exec fz2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 		SROCE_HWC="$sysd/ports/1/hw_counters" FZ_SYSFS="$sysd" \
 		FZ_BOUND_MB="${SROCE_FZ_BOUND_MB:-2}" FZ_TARGET="$target" \
+		FZ_PEER_BOUND="$(cat /sys/class/infiniband/sroce_fz2/rx_queue_max_bytes)" \
 		FZ_BLAST="$top/build/datapath/dp_blast" FZ_NS3=/run/netns/fz3 \
 		FZ_NRC="$3" FZ_BASE="$ktap_n" \
 		FZ_GIDX="$(gid_index sroce_fz1 10.14.0.1)" \

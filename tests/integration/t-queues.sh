@@ -7,7 +7,10 @@
 # within 1 s and takes at most nslots WQEs); an SQ prod moved 2^22 ahead
 # before RESET (the ERR modify after it returns within 1 s and flushes
 # nothing); a thread that keeps the SQ full and rings while the QP moves
-# to ERR does not keep the modify posting flush CQEs (within 1 s); an RC
+# to ERR does not keep the modify posting flush CQEs (within 1 s; with a
+# SROCE_TEST_HOOKS=1 module each CQE posted waits 1 ms, test_cqe_post_ms,
+# so that a poster without a bound would loop while the thread feeds, and
+# a diagnostic line says which kind of module ran); an RC
 # QP RESET with receives and SENDs outstanding and
 # connected again behaves as a new one (one SEND, its own wr_id and data,
 # nothing old completes; a whole SQ completes in order); WQEs posted while
