@@ -128,19 +128,15 @@ bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx)
 void sim_rc_ack(struct sim *s, u32 i, u32 psn)
 {
 	struct sim_flow *f = &s->flows[i];
-	u32 bytes;
 
 	if (psn <= f->snd_una)
 		return;
-	bytes = (psn - f->snd_una) * s->cfg.mtu;
 	f->snd_una = psn;
 	/* a go-back-N rewind may have gone below what the receiver has */
 	if (f->snd_nxt < psn)
 		f->snd_nxt = psn;
 	f->rto_at = s->now + s->cfg.rto;
-	if (s->ops->on_ack)
-		s->ops->on_ack(&f->cc, &f->params, s->now / SIM_PS_PER_NS, 0,
-			       bytes);
+	sim_flow_ack(s, i, psn);
 	sim_flow_kick(s, i);
 }
 

@@ -12,7 +12,7 @@
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
  *             pfc_xon_kb, pfc_headroom_kb (fabric)
- *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely), flavour (paper/mlx),
+ *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely/fixed), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
@@ -205,6 +205,8 @@ static int sim_set_cc(struct sim_config *c, const char *key, const char *val)
 			c->algo = SIM_CC_HPCC;
 		else if (!strcmp(val, "timely"))
 			c->algo = SIM_CC_TIMELY;
+		else if (!strcmp(val, "fixed"))
+			c->algo = SIM_CC_FIXED;
 		else
 			return -1;
 		return 0;

@@ -82,6 +82,7 @@ enum sim_algo {
 	SIM_CC_DCTCP,
 	SIM_CC_HPCC,
 	SIM_CC_TIMELY,
+	SIM_CC_FIXED,
 };
 
 struct sim_flow_cfg {
@@ -265,6 +266,15 @@ struct sim_flow {
 	/* INT (algorithms with on_int): echoes on their way back */
 	struct sim_echoq echoes;
 	u64 int_acks; /* echoes that reached the sender */
+	/*
+	 * RTT probe (algorithms with on_ack), as kernel/cc.c keeps one: the
+	 * PSN of the one packet out, when it began to leave (ps), whether
+	 * the receiver has answered it (without gbn), samples taken
+	 */
+	bool probe_out, probe_acked;
+	u32 probe_psn;
+	u64 probe_ts;
+	u64 rtt_samples;
 };
 
 struct sim_series {
@@ -325,6 +335,7 @@ void sim_flow_pause(struct sim *s, u32 i, bool on);
 int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
 		       u64 ack_seq);
 void sim_flow_int(struct sim *s, u32 i);
+void sim_flow_ack(struct sim *s, u32 i, u32 psn);
 void sim_flows_free(struct sim *s);
 void sim_flow_xon_close(struct sim *s, struct sim_flow *f);
 bool sim_flow_on(const struct sim_flow *f);
