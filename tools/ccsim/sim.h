@@ -150,6 +150,7 @@ struct sim_config {
 	u64 rx_delay; /* ps, switch <-> receiver one way */
 	/* transport */
 	bool gbn; /* reliable: ACK/NAK, go-back-N, retransmit timeout */
+	bool recovery; /* gbn with kernel/comp.c's window and backoff */
 	u64 rto; /* ps: retransmit timeout */
 	/* cc */
 	u32 algo; /* enum sim_algo */
@@ -259,6 +260,9 @@ struct sim_flow {
 	bool rto_pending; /* an SIM_EV_RTO is queued */
 	u64 rto_at; /* ps: the timer expires unless progress moves it */
 	u64 retx, timeouts, naks_rcvd; /* bytes resent, RTO expiries, NAKs */
+	/* [sim] recovery: kernel/comp.c's recovery window (packets) */
+	u32 cwnd, ssthresh, cwnd_acc, recover_psn, backoff;
+	bool in_recovery;
 	/* transport (gbn): receiver side */
 	u32 rcv_nxt; /* next PSN expected */
 	bool nak_sent; /* a NAK for rcv_nxt is out: drop silently until it */
