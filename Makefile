@@ -11,8 +11,9 @@
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
-#   make sim        cc simulator (tools/ccsim): standard scenarios and the
-#                   leaf-spine fabric's FCT runs into build/sim/
+#   make sim        cc simulator (tools/ccsim): its tests (tests/sim), then
+#                   the standard scenarios and the leaf-spine fabric's FCT
+#                   runs into build/sim/
 #   make fuzz       libFuzzer targets of kernel/proto, FUZZ_SECONDS (60) each
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
@@ -99,9 +100,11 @@ check-cc-fabric: deps
 	$(MAKE) all
 	SROCE_VM_TIMEOUT=1800 tests/integration/run.sh cc-fabric
 
-# sim: the cc simulator's standard scenarios, CSV and plots in build/sim/.
+# sim: the cc simulator's tests, then its standard scenarios, CSV and
+# plots in build/sim/.
 sim:
 	scripts/deps.sh sim
+	tests/sim/run.sh
 	$(MAKE) -C tools/ccsim run
 
 # fuzz: every parser and state machine of kernel/proto under libFuzzer

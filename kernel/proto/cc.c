@@ -188,6 +188,7 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		  const struct sroce_cc_params *p, u64 *edt, u64 now, u64 rtt,
 		  u32 bytes)
 {
+	u64 old = s->rate;
 	bool was_active;
 
 	if (!ops->on_ack)
@@ -195,6 +196,9 @@ void sroce_cc_ack(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 	was_active = sroce_cc_sync(ops, s, p, now);
 	ops->on_ack(s, p, now, rtt, bytes);
 	sroce_cc_pace_begin(was_active, s, edt, now);
+	/* TIMELY raises its rate on samples, not timers: as telemetry */
+	if (was_active && s->active)
+		*edt = sroce_cc_pace_rerate(*edt, now, old, s->rate);
 }
 
 void sroce_cc_telemetry(const struct sroce_cc_ops *ops,

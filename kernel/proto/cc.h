@@ -292,7 +292,11 @@ static inline u64 sroce_cc_pace_burst(u64 rate, u64 max_ns)
  * first, then the hook, then *@edt = @now if the state became active.
  * sroce_cc_cnp() returns on_cnp's result (false without on_cnp).  Only
  * init, on_cnp, on_ack and on_int (sroce_cc_telemetry()) may make a state
- * active.
+ * active.  Within an episode, a rate that on_ack raised shortens the wait
+ * left in *@edt (sroce_cc_pace_rerate()), as a timer's rise does in
+ * sroce_cc_pace_check(): TIMELY raises its rate on RTT samples only, and
+ * without it a QP whose last packet left at rpg_min_rate (1 KB at 1 Mb/s:
+ * 8.2 ms) sat out that packet's time after its rate had recovered.
  */
 bool sroce_cc_cnp(const struct sroce_cc_ops *ops, struct sroce_cc_state *s,
 		  const struct sroce_cc_params *p, u64 *edt, u64 now);

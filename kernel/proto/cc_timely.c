@@ -18,6 +18,18 @@
  * T_low / T_high rules and the additive step apply.  A flow is paced
  * (active) while Rc is below line rate.  No timer: the rate changes only
  * when a sample arrives.
+ *
+ * One sample cuts Rc to no less than rpg_min_dec_fac % of it (50: a
+ * half), as the TIMELY authors' published code snippet bounds every
+ * update (at least half the rate before; eRPC, NSDI 2019, uses it).
+ * Algorithm 1 as printed has no bound: b g > 1 once g > 1.25, a
+ * gradient of 25 us per sample, which a queue building within one round
+ * trip gives, and 1 - b g < 0 took Rc to rpg_min_rate at once.  There
+ * the flow is stuck: a sample needs a packet sent, and at 1 Mb/s a 1 KB
+ * packet leaves every 8.2 ms.  With the bound a run of such samples
+ * halves Rc once per round trip, while the queue they see drains.  (A
+ * sample that raises Rc shortens the wait its last packet set:
+ * sroce_cc_ack().)
  */
 #include "cc.h"
 
@@ -46,13 +58,19 @@ static struct sroce_timely *sroce_timely(struct sroce_cc_state *s)
 	return (struct sroce_timely *)s->priv;
 }
 
-/* Rc - Rc * num / den, at least the floor (num / den may exceed 1). */
+/*
+ * Rc - Rc * num / den, at least rpg_min_dec_fac % of Rc and at least the
+ * floor (num / den may exceed 1).
+ */
 static void sroce_timely_cut(struct sroce_cc_state *s,
 			     const struct sroce_cc_params *p, u64 num, u64 den)
 {
+	u64 keep = s->rate * p->min_dec_fac / 100;
 	u64 dec = s->rate * num / den;
 
 	s->rate = dec >= s->rate ? 0 : s->rate - dec;
+	if (s->rate < keep)
+		s->rate = keep;
 	if (s->rate < sroce_cc_floor(p))
 		s->rate = sroce_cc_floor(p);
 	s->reason = SROCE_CC_R_CUT;

@@ -27,10 +27,12 @@
  *  - fixed is always active at line rate, none never active, hpcc
  *    always active;
  *  - a CNP never raises the rate, and dcqcn/dctcp are active after one;
- *    timely never cuts on an RTT below T_low nor raises above T_high;
+ *    timely never cuts on an RTT below T_low nor raises above T_high,
+ *    and one sample keeps at least rpg_min_dec_fac % of the rate;
  *  - a state that a CNP or an RTT sample makes active starts pacing now,
- *    without credit (edt = now); an ACK with telemetry that raises the
- *    rate shortens a wait still ahead, to no earlier than now;
+ *    without credit (edt = now); an RTT sample or an ACK with telemetry
+ *    that raises the rate shortens a wait still ahead, to no earlier
+ *    than now, and otherwise leaves the departure time alone;
  *  - sroce_cc_pace_check() returns 0 (send now) or a time after now, never
  *    later than the departure time; after a packet the departure time is
  *    within [now - credit + tx, now + tx] of the packet's transmit time;
@@ -168,6 +170,7 @@ static void ev_cnp(struct run *r)
 static void ev_ack(struct run *r, u64 rtt)
 {
 	struct sroce_cc_state before = synced(r);
+	u64 edt = r->edt;
 
 	sroce_cc_ack(r->ops, &r->s, &r->p, &r->edt, r->now, rtt, 4096);
 	if (!r->ops->on_ack) /* nothing ran, not even on_timer */
@@ -177,9 +180,16 @@ static void ev_ack(struct run *r, u64 rtt)
 			FUZZ_ASSERT(r->s.rate >= before.rate);
 		if (rtt > 500 * SROCE_CC_NS_PER_US)
 			FUZZ_ASSERT(r->s.rate <= before.rate);
+		/* one sample cuts to no less than rpg_min_dec_fac % */
+		FUZZ_ASSERT(r->s.rate >= before.rate * r->p.min_dec_fac / 100);
 	}
+	/* as ev_int: a rise within an episode shortens a wait ahead */
 	if (!before.active && r->s.active)
 		FUZZ_ASSERT(r->edt == r->now);
+	else if (r->s.active && r->s.rate > before.rate && edt > r->now)
+		FUZZ_ASSERT(r->edt <= edt && r->edt >= r->now);
+	else
+		FUZZ_ASSERT(r->edt == edt);
 }
 
 /*

@@ -404,8 +404,11 @@ def test_timely(rig):
     """timely gets an RTT sample from ACK timing: the peer holds the ACK
     of a one-packet WRITE for 20 ms, more than T_high (500 us), so the
     rate is cut by b (1 - T_high / rtt), to 20-22 % of line rate for any
-    RTT from 20 ms up (a slow guest only lengthens it)."""
+    RTT from 20 ms up (a slow guest only lengthens it).  rpg_min_dec_fac
+    0 for it: its default 50 keeps half of the rate per sample."""
     knob('roce_rp/cc_algo', 'timely')
+    dec_fac = knob('roce_rp/rpg_min_dec_fac')
+    knob('roce_rp/rpg_min_dec_fac', 0)
     qp = rig.rc_qp()
     knob('roce_rp/cc_algo', 'dcqcn')  # the QP keeps its algorithm
     algo, line = qp_rate(qp)
@@ -422,6 +425,7 @@ def test_timely(rig):
                  struct.pack('!I', 0x1f << 24 | 1))
     wc = poll(rig.cq, 5.0)
     algo2, rate = qp_rate(qp)
+    knob('roce_rp/rpg_min_dec_fac', dec_fac)
     print('# timely: line %d kbit/s, after a 20 ms RTT %d' % (line, rate))
     check('timely: an RTT of >= 20 ms cuts the rate to 20-22 % of line',
           algo == 'timely' and algo2 == 'timely' and len(r) == 1 and

@@ -464,6 +464,14 @@ t "fabric incast: dcqcn's p99 FCT slowdown below none's, fewer pauses" \
 	"sd_all_p99 < $(val fincn sd_all_p99)" \
 	"sd_le100k_p99 < $(val fincn sd_le100k_p99)" \
 	"xoffs < $(val fincn xoffs)"
+# TIMELY under the same bursts: before the fix of its stall at
+# rpg_min_rate its p99 slowdown was 470 (make sim's 80 ms run; 100 KB
+# flows of 36 us took 8-17 ms); now its tail is DCQCN's (20.1 there).
+t "fabric incast (timely): every flow done, p99 slowdown below none's" \
+	finct fabric-incast.ini -D cc.algo=timely -- \
+	"fct_done == $(val fincn fct_flows)" \
+	"sd_all_p99 < $(val fincn sd_all_p99)" \
+	"sd_le100k_p99 < $(val fincn sd_le100k_p99)"
 # Pause spreading: h8..h14 incast into h0; h15 -> h1 shares no
 # congested port with them.  Without cc the pause reaches h15's NIC (not
 # on the congested path) and the victim has not finished after 5 ms
@@ -526,6 +534,149 @@ t "fabric: without the cycle (up-down routes) nothing is stuck, all finish" \
 	fdln fabric-deadlock-nocycle.ini -- 'ports_stuck <= 0' \
 	'fct_done == 6' 'drops <= 0'
 
+# Every algorithm sroce ships (kernel/cc.c's built-ins none, dcqcn in
+# both flavours, dctcp, timely; kernel/proto's hpcc; the example module's
+# fixed) on the single bottleneck and on the leaf-spine, with the same
+# three claims: no flow starves (each has at least 0.6 of the fair
+# share), the rates converge (Jain >= 0.95 over the window), the queue
+# stays bounded (each algorithm's bound below; with PFC every queue is
+# bounded by the thresholds, so the bounds of the algorithms that react
+# are tighter), and nothing is dropped.
+# algo_args ALGO: the overrides for one of them (fixed at @2 Mb/s)
+algo_args() {
+	case $1 in
+	mlx) echo "-D cc.algo=dcqcn -D cc.flavour=mlx -D cc.min_time_between_cnps_us=4" ;;
+	fixed) echo "-D cc.algo=fixed -D cc.rpg_max_rate=$2" ;;
+	*) echo "-D cc.algo=$1" ;;
+	esac
+}
+# The 8-to-1 incast at 40 Gb/s, 25-40 ms (fair share 5 Gb/s).  Measured
+# (seed 1; Jain, utilisation, p99 queue KB): none 1.000/1.000/1245 (at
+# the PFC thresholds), dcqcn 0.995/0.995/206, dctcp 0.993/0.990/197,
+# timely 0.998/0.922/299, hpcc 0.978/0.952/4.1, mlx without its byte
+# counter 0.979/0.965/204; fixed at 4.5 Gb/s each 4.501.
+single=(-D flow.count=8 -D sim.duration_ms=40 -D sim.measure_start_ms=25)
+fair1=('min_gbps >= 3' 'jain >= 0.95' 'drops <= 0')
+# shellcheck disable=SC2046 # algo_args: word splitting wanted
+{
+t "single, none: fair, link full, queue only at the PFC thresholds" \
+	m1none incast.ini "${single[@]}" $(algo_args none) -- "${fair1[@]}" \
+	'utilisation >= 0.99' 'queue_max_kb <= 1280'
+t "single, dcqcn: fair, link >= 90 %, p99 queue <= 250 KB" m1dcqcn \
+	incast.ini "${single[@]}" $(algo_args dcqcn) -- "${fair1[@]}" \
+	'utilisation >= 0.9' 'queue_p99_kb <= 250'
+t "single, dcqcn mlx (rpg_byte_reset 0): fair, link >= 90 %, p99 <= 250 KB" \
+	m1mlx incast.ini "${single[@]}" $(algo_args mlx) \
+	-D cc.rpg_byte_reset=0 -- "${fair1[@]}" 'utilisation >= 0.9' \
+	'queue_p99_kb <= 250'
+# A finding (Documentation/ccsim.rst): with its byte counter the mlx
+# flavour's defaults starve flows of an 8-to-1 incast (slowest 0.15-0.28
+# Gb/s, Jain 0.30-0.42 over seeds 1-4); pinned so that a change shows.
+t "single, dcqcn mlx defaults: the byte counter starves some flows (known)" \
+	m1mlxd incast.ini "${single[@]}" $(algo_args mlx) -- 'min_gbps < 1' \
+	'jain < 0.6' 'drops <= 0'
+t "single, dctcp: fair, link >= 90 %, p99 queue <= 250 KB" m1dctcp \
+	incast.ini "${single[@]}" $(algo_args dctcp) -- "${fair1[@]}" \
+	'utilisation >= 0.9' 'queue_p99_kb <= 250'
+t "single, timely: fair on RTT samples, link >= 85 %, p99 queue <= 400 KB" \
+	m1timely incast.ini "${single[@]}" $(algo_args timely) -- \
+	"${fair1[@]}" 'utilisation >= 0.85' 'queue_p99_kb <= 400' \
+	'rtt_samples > 1000'
+t "single, hpcc: fair, link >= 90 %, p99 queue <= 10 KB" m1hpcc \
+	incast.ini "${single[@]}" $(algo_args hpcc) -- "${fair1[@]}" \
+	'utilisation >= 0.9' 'queue_p99_kb <= 10'
+t "single, fixed 4.5 Gb/s: each flow at 4.5 +- 0.05, no queue, no pause" \
+	m1fixed incast.ini "${single[@]}" $(algo_args fixed 4500) -- \
+	'min_gbps >= 4.45' 'max_gbps <= 4.55' 'queue_p99_kb <= 10' \
+	'pauses <= 0'
+}
+# TIMELY's own convergence, on RTT samples alone: a second flow joining
+# at 10 ms.  Before the fix of the stall at rpg_min_rate (the cut to the
+# floor in one sample, the wait for a departure time set there): Jain
+# 0.93 (14.4 and 25.6 Gb/s), never converged, 9029 samples in 100 ms.
+t "single, timely: 2 flows converge to equal shares (RTT samples)" m1tj \
+	two-flow.ini -D cc.algo=timely -- 'jain >= 0.95' \
+	'convergence_us != never' 'utilisation >= 0.9' 'rtt_samples > 10000'
+
+# fab_util DIR: the window's rate of all flows over the 25 Gb/s port
+fab_util() {
+	awk '/^flow[0-9]+ = / { for (i = 3; i < NF; i++) if ($i == "gbps") g += $(i + 1) }
+		END { printf "%.4f\n", g / 25 }' "$1/summary.txt"
+}
+# fab_q DIR COLUMN MAX: L0-h0's column (q_p50_kb, q_p99_kb) <= MAX
+fab_q() {
+	local v
+	v=$(port_val "$1" L0-h0 "$2") || return 1
+	echo "# L0-h0 $2 $v, link use $(fab_util "$1")"
+	awk -v v="$v" -v m="$3" 'BEGIN { exit !(v <= m) }'
+}
+# fab_u DIR MIN: the flows' rates add up to MIN of the port or more
+fab_u() {
+	awk -v u="$(fab_util "$1")" -v m="$2" 'BEGIN { exit !(u >= m) }'
+}
+# The leaf-spine: four long flows from leaf 1 into h0 through spine 0,
+# 10-20 ms (fair share 6.25 Gb/s; fabric-4to1.ini).  Measured (seeds
+# 1-3; Jain, link use, L0-h0 median/p99 KB): none 1.000/1.00/146/169,
+# dcqcn 0.990-0.995/0.99/60-65/125-165, dctcp 0.975-0.990/0.98/3-12/
+# 61-116, timely 1.000/0.92/6/155, hpcc 0.960/0.95/2/3, mlx 0.993-0.998/
+# 0.74/134/169 (its oscillation at the PFC thresholds); fixed 6.00 each.
+# Before the TIMELY fix its flows got 1.2-1.3 Gb/s each (link use 0.20).
+fair2=('min_gbps >= 3.75' 'jain >= 0.95' 'fair_flows == 4' 'drops <= 0')
+# shellcheck disable=SC2046 # algo_args: word splitting wanted
+{
+t "fabric, none: fair, link full, L0-h0 p99 at the PFC threshold" m2none \
+	fabric-4to1.ini $(algo_args none) -- "${fair2[@]}" \
+	'!fab_u $d 0.99' '!fab_q $d q_p99_kb 175'
+t "fabric, dcqcn: fair, link >= 90 %, L0-h0 median <= 100 KB" m2dcqcn \
+	fabric-4to1.ini $(algo_args dcqcn) -- "${fair2[@]}" \
+	'!fab_u $d 0.9' '!fab_q $d q_p50_kb 100'
+t "fabric, dcqcn mlx: fair, link >= 65 %, L0-h0 p99 <= the PFC threshold" \
+	m2mlx fabric-4to1.ini $(algo_args mlx) -- "${fair2[@]}" \
+	'!fab_u $d 0.65' '!fab_q $d q_p99_kb 175'
+t "fabric, dctcp: fair, link >= 90 %, L0-h0 median <= 40 KB" m2dctcp \
+	fabric-4to1.ini $(algo_args dctcp) -- "${fair2[@]}" \
+	'!fab_u $d 0.9' '!fab_q $d q_p50_kb 40'
+t "fabric, timely: fair, link >= 85 %, L0-h0 median <= 40 KB" m2timely \
+	fabric-4to1.ini $(algo_args timely) -- "${fair2[@]}" \
+	'!fab_u $d 0.85' '!fab_q $d q_p50_kb 40'
+t "fabric, hpcc: fair, link >= 90 %, L0-h0 p99 <= 10 KB" m2hpcc \
+	fabric-4to1.ini $(algo_args hpcc) -- "${fair2[@]}" \
+	'!fab_u $d 0.9' '!fab_q $d q_p99_kb 10'
+t "fabric, fixed 6 Gb/s: each flow at 6 +- 0.05, no queue, no pause" \
+	m2fixed fabric-4to1.ini $(algo_args fixed 6000) -- "${fair2[@]}" \
+	'min_gbps >= 5.95' 'max_gbps <= 6.05' '!fab_q $d q_p99_kb 10' \
+	'xoffs <= 0'
+}
+
+# The untuned testbeds of tests/integration/cc-fabric.sh (cc-fabric.ini:
+# every knob at its default, perftest's 1 MB in flight, no PFC).  With
+# the kernel's loss recovery (recovery = on: the window of issue 17) the
+# model shows what the guest showed: every flow moves and they share
+# (cc-fabric's own criterion, Jain >= 0.8; the guest 0.89-1.00, the
+# model 0.98-1.00), while default DCQCN barely limits at millisecond
+# RTTs and the queue sits near RED's limit (median >= half of it).
+# With plain go-back-N (recovery off, the kernel before issue 17) the
+# same testbeds collapse: 1-3 % of the link, ~10^5 drops.
+ccf4=(-D switch.rate_gbps=0.1965 -D switch.kmin_kb=30 -D switch.kmax_kb=150
+	-D switch.pmax=0.2 -D switch.buffer_kb=600 -D switch.red_wlog=5
+	-D flow.count=4)
+ccf8=(-D switch.rate_gbps=0.0982 -D switch.kmin_kb=15 -D switch.kmax_kb=60
+	-D switch.pmax=0.1 -D switch.buffer_kb=400 -D switch.red_wlog=4
+	-D flow.count=8)
+rec=(-D sim.recovery=on)
+t "untuned incast-2 @40 (recovery): shared, link >= 75 %, queue near RED's limit" \
+	ccf2 cc-fabric.ini "${rec[@]}" -- 'jain >= 0.8' 'min_gbps > 0.005' \
+	'utilisation >= 0.75' 'queue_p50_kb >= 75' 'marks > 1000'
+t "untuned incast-4 @200 (recovery): shared, link >= 75 %, queue near RED's limit" \
+	ccf4 cc-fabric.ini "${rec[@]}" "${ccf4[@]}" -- 'jain >= 0.8' \
+	'min_gbps > 0.02' 'utilisation >= 0.75' 'queue_p50_kb >= 300'
+t "untuned incast-8 @100 (recovery): shared, link >= 75 %, queue near RED's limit" \
+	ccf8 cc-fabric.ini "${rec[@]}" "${ccf8[@]}" -- 'jain >= 0.8' \
+	'min_gbps > 0.005' 'utilisation >= 0.75' 'queue_p50_kb >= 200'
+t "untuned incast-8 @100, plain go-back-N: collapse (link < 10 %, 100x the drops)" \
+	ccf8n cc-fabric.ini "${ccf8[@]}" -- 'utilisation < 0.1' \
+	"drops > $(($(val ccf8 drops) * 100))"
+
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
 make -s -C "$top/tools/ccsim" O="$top/build/ccsim-san" CFLAGS="$flags" \
@@ -561,7 +712,7 @@ grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
 	switch.red_wlog=40 switch.loss=1.5 cc.hpcc_eta=0 cc.hpcc_eta=101 \
-	cc.algo=hpcc2; do
+	cc.algo=hpcc2 sim.recovery=yes; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1

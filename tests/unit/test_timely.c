@@ -5,7 +5,8 @@
  * in cc_timely.c: T_low 50 us, T_high 500 us, min_rtt 20 us, b = 4/5,
  * EWMA a = 7/8 (rtt_diff = (rtt_diff + 7 diff) / 8, truncated), delta =
  * rpg_ai_rate 10 Mb/s, hyper increase (5 delta) from the fifth g <= 0 in
- * a row.  Line rate 10 Gb/s = 10,000,000 kbit/s; times in ns.
+ * a row, each sample's cut to no less than rpg_min_dec_fac % (50) of the
+ * rate.  Line rate 10 Gb/s = 10,000,000 kbit/s; times in ns.
  */
 #include "cc.h"
 #include "ktest.h"
@@ -89,16 +90,30 @@ static void timely_bounds(struct ktest *t)
 	struct sroce_cc_params p = timely_params();
 	struct sroce_cc_state s;
 
+	/*
+	 * +400 us: rtt_diff = 350000, g = 17.5, b g = 14 > 1: Algorithm 1
+	 * would go below 0; rpg_min_dec_fac (50) keeps half.
+	 */
 	o->init(&s, &p, 0);
 	o->on_ack(&s, &p, 1, 100 * US, 4096);
+	o->on_ack(&s, &p, 2, 500 * US, 4096);
+	KTEST_EXPECT_EQ(t, s.rate, LINE / 2);
+	KTEST_EXPECT_EQ(t, s.reason, SROCE_CC_R_CUT);
+	KTEST_EXPECT(t, s.active);
 	/*
-	 * +400 us: rtt_diff = 350000, g = 17.5, b g = 14 > 1: the floor.
-	 * (A sample above T_high would cut by at most b = 0.8.)
+	 * A sample of 10 s counts as 1 s: a cut by b (1 - 0.5 / 1000), to
+	 * 5000000 - 3998000 = 1002000, held at half: 2500000.
 	 */
+	o->on_ack(&s, &p, 3, 10000000 * US, 4096);
+	KTEST_EXPECT_EQ(t, s.rate, LINE / 4);
+
+	/* rpg_min_dec_fac 0: no bound, b g = 14 goes to the floor. */
+	p.min_dec_fac = 0;
+	o->init(&s, &p, 0);
+	o->on_ack(&s, &p, 1, 100 * US, 4096);
 	o->on_ack(&s, &p, 2, 500 * US, 4096);
 	KTEST_EXPECT_EQ(t, s.rate, p.min_rate);
 	KTEST_EXPECT(t, s.active);
-	/* A sample of 10 s counts as 1 s: a cut by b (1 - 0.5 / 1000). */
 	o->on_ack(&s, &p, 3, 10000000 * US, 4096);
 	KTEST_EXPECT_EQ(t, s.rate, p.min_rate);
 	p.min_rate = 100000;
@@ -140,6 +155,46 @@ static void timely_pace_episode(struct ktest *t)
 	KTEST_EXPECT_EQ(t, edt, 250 * US);
 }
 
+/*
+ * A sample that raises the rate within an episode shortens the wait its
+ * last packet set, as a timer's rise does in sroce_cc_pace_check(): the
+ * QP does not sit out the 8.2 ms of a 1 KB packet sent at 1 Mb/s (before
+ * the fix sroce_cc_ack() left edt at 20 us + 8192 us).
+ */
+static void timely_rise_shortens_wait(struct ktest *t)
+{
+	const struct sroce_cc_ops *o = &sroce_cc_timely_ops;
+	struct sroce_cc_params p = timely_params();
+	struct sroce_cc_state s;
+	u64 edt = 0;
+
+	p.min_dec_fac = 0; /* Algorithm 1 unbounded: straight to the floor */
+	o->init(&s, &p, 0);
+	sroce_cc_ack(o, &s, &p, &edt, 10 * US, 100 * US, 0);
+	sroce_cc_ack(o, &s, &p, &edt, 20 * US, 500 * US, 0);
+	KTEST_EXPECT_EQ(t, s.rate, p.min_rate);
+	KTEST_EXPECT_EQ(t, edt, 20 * US);
+	/* 1 KB at 1 Mb/s: the next packet may leave 8192 us later. */
+	sroce_cc_pace_packet(o, &s, &p, &edt, 20 * US, 1024, SROCE_CC_BURST_NS);
+	KTEST_EXPECT_EQ(t, edt, 20 * US + 8192 * US);
+	/*
+	 * 10 us later a sample below T_low: Rc = 11 Mb/s, and the 8182 us
+	 * left shrink to 8182000 * 1000 / 11000 = 743818 ns.
+	 */
+	sroce_cc_ack(o, &s, &p, &edt, 30 * US, 10 * US, 0);
+	KTEST_EXPECT_EQ(t, s.rate, 11000);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 743818);
+	KTEST_EXPECT_EQ(t, sroce_cc_pace_check(o, &s, &p, &edt, 31 * US),
+			30 * US + 743818);
+	/* A cut (1000 us: by b (1 - 1/2) to 6600) leaves it alone. */
+	sroce_cc_ack(o, &s, &p, &edt, 40 * US, 1000 * US, 0);
+	KTEST_EXPECT_EQ(t, s.rate, 6600);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 743818);
+	/* No sample (rtt 0): nothing moves. */
+	sroce_cc_ack(o, &s, &p, &edt, 50 * US, 0, 0);
+	KTEST_EXPECT_EQ(t, edt, 30 * US + 743818);
+}
+
 /* rpg_min_rate above the line rate: a cut stops at the line rate. */
 static void timely_min_rate_above_line(struct ktest *t)
 {
@@ -158,6 +213,7 @@ static const struct ktest_case timely_cases[] = {
 	KTEST_CASE(timely_sequence),
 	KTEST_CASE(timely_bounds),
 	KTEST_CASE(timely_pace_episode),
+	KTEST_CASE(timely_rise_shortens_wait),
 	KTEST_CASE(timely_min_rate_above_line),
 };
 

@@ -81,7 +81,7 @@ bool fab_rc_receive(struct fab *fb, u32 port, u32 pkt)
 	if (k->psn == f->rcv_nxt) {
 		f->rcv_nxt++;
 		f->nak_sent = false;
-		f->rcvd += k->bytes;
+		fab_flow_rcvd(fb, f, k->bytes);
 		k->psn = f->rcv_nxt;
 		fab_reply(fb, port, pkt, FAB_ACK, fab_rc_seq(fb, f, k->psn));
 		return true;

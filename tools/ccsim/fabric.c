@@ -23,8 +23,8 @@
 
 #include "fabric.h"
 
-static const char *const fab_algo_name[] = { "none", "dcqcn", "dctcp", "hpcc",
-					     "timely" };
+static const char *const fab_algo_name[] = { "none", "dcqcn",  "dctcp",
+					     "hpcc", "timely", "fixed" };
 
 static void fab_port_name(const struct fab *fb, u32 port, char *buf, size_t len)
 {
@@ -80,7 +80,9 @@ static void fab_sample(struct fab *fb)
 	struct sim *s = fb->s;
 	u32 p;
 
-	if (fb->nsamples < fb->samples_cap) {
+	/* the percentiles: the samples of the summary's window */
+	if (fb->nsamples < fb->samples_cap && s->now >= s->cfg.measure_start &&
+	    s->now <= s->cfg.measure_end) {
 		for (p = 0; p < fb->nports; p++)
 			fb->qs[(size_t)fb->nsamples * fb->nports + p] =
 				(u32)fb->ports[p].bytes;
@@ -233,6 +235,10 @@ static int fab_ports_write(struct fab *fb, const char *dir, FILE *sum)
  */
 static void fab_flows_write(const struct fab *fb, FILE *fp)
 {
+	const struct sim_config *c = &fb->s->cfg;
+	double win = (c->measure_end - c->measure_start) / 1e12, sum = 0;
+	double sq = 0;
+	u32 nfair = 0;
 	u32 i;
 
 	for (i = 0; i < fb->nflows; i++) {
@@ -243,12 +249,25 @@ static void fab_flows_write(const struct fab *fb, FILE *fp)
 		fprintf(fp, "flow%u = src %u dst %u sent_b %llu rcvd_b %llu", i,
 			f->src, f->dst, (unsigned long long)f->sent,
 			(unsigned long long)f->rcvd);
+		/* on (and not done) for the whole window: counts for jain */
+		if (f->start <= c->measure_start &&
+		    (!f->stop || f->stop >= c->measure_end) &&
+		    (!f->done_at || f->done_at >= c->measure_end)) {
+			double g = f->win_rcvd * 8 / win / 1e9;
+
+			fprintf(fp, " gbps %.4f", g);
+			sum += g;
+			sq += g * g;
+			nfair++;
+		}
 		if (f->done_at)
 			fprintf(fp, " fct_us %.3f slowdown %.3f",
 				(f->done_at - f->start) / 1e6,
 				fab_slowdown_milli(f) / 1000.0);
 		fprintf(fp, "\n");
 	}
+	fprintf(fp, "fair_flows = %u\njain = %.4f\n", nfair,
+		nfair && sq > 0 ? sum * sum / (nfair * sq) : 1.0);
 }
 
 static int fab_summary(struct fab *fb, const char *dir, FILE *fp)

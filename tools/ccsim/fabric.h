@@ -147,6 +147,7 @@ struct fab_flow {
 	u32 rcv_nxt; /* gbn: the next PSN expected */
 	bool nak_sent; /* gbn: a NAK for rcv_nxt is out */
 	u64 rcvd; /* bytes (gbn: in order) */
+	u64 win_rcvd; /* of them, in [sim] measure_start..measure_end */
 	u64 np_last; /* ns of the last CNP sent, 0 = never */
 	u64 marks_rcvd;
 };
@@ -223,6 +224,7 @@ int fab_ctl_send(struct fab *fb, u32 port, u32 pkt);
 /* ---- nic.c ---- */
 u32 fab_pkt_alloc(struct fab *fb);
 void fab_pkt_free(struct fab *fb, u32 pkt);
+void fab_flow_rcvd(struct fab *fb, struct fab_flow *f, u32 bytes);
 void fab_flow_start(struct fab *fb, u32 i);
 void fab_nic_send(struct fab *fb, u32 host);
 void fab_nic_wake(struct fab *fb, u32 host);

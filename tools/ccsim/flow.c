@@ -19,6 +19,13 @@
  * it to sroce_cc_telemetry() as a one-hop struct sroce_cc_int whose speed
  * is the port rate, with the ACK's cumulative sequence and the sender's
  * snd_nxt in bytes (sim_rc_seq()).
+ *
+ * An algorithm with on_ack (timely) gets one RTT sample per round trip,
+ * as kernel/cc.c takes them: one packet at a time is the probe, and the
+ * ACK that covers it gives the sample (sim_flow_ack()).  Without gbn the
+ * receiver answers the probe, or the first packet after it if it was
+ * lost (np.c); with gbn rc.c's cumulative ACKs do, and a resend up to
+ * the probe voids it (Karn).
  */
 #include <stdlib.h>
 
@@ -35,6 +42,8 @@ const struct sroce_cc_ops *sim_cc_ops(u32 algo)
 		return &sroce_cc_hpcc_ops;
 	case SIM_CC_TIMELY:
 		return &sroce_cc_timely_ops;
+	case SIM_CC_FIXED:
+		return &sroce_cc_fixed_ops;
 	default:
 		return &sroce_cc_none_ops;
 	}
@@ -277,6 +286,18 @@ void sim_flow_send(struct sim *s, u32 i)
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
 	f->sent += bytes;
+	if (s->ops->on_ack) {
+		/* Karn, as kernel/cc.c: a resend up to the probe voids it */
+		if (f->probe_out && s->cfg.gbn && psn < f->snd_max &&
+		    psn <= f->probe_psn)
+			f->probe_out = false;
+		if (!f->probe_out) {
+			f->probe_out = true;
+			f->probe_acked = false;
+			f->probe_psn = psn;
+			f->probe_ts = s->now;
+		}
+	}
 	if (s->cfg.gbn)
 		sim_rc_sent(s, i, psn, bytes);
 	sim_evq_push(&s->q, s->now + tx + f->cfg.delay, SIM_EV_ARRIVE, i,
@@ -401,6 +422,26 @@ void sim_flow_int(struct sim *s, u32 i)
 	snd_nxt = s->cfg.gbn ? sim_rc_seq(s, f, f->snd_nxt) : f->sent;
 	sroce_cc_telemetry(s->ops, &f->cc, &f->params, &f->edt,
 			   s->now / SIM_PS_PER_NS, e.ack_seq, snd_nxt, &t);
+	sim_flow_kick(s, i);
+}
+
+/*
+ * An ACK: every PSN below @psn was received.  If that covers the probe,
+ * its RTT (from the time it began to leave) is one sample for
+ * sroce_cc_ack(), as kernel/cc.c takes it, and the next packet is the
+ * next probe.
+ */
+void sim_flow_ack(struct sim *s, u32 i, u32 psn)
+{
+	struct sim_flow *f = &s->flows[i];
+
+	if (!s->ops->on_ack || !f->probe_out || psn <= f->probe_psn)
+		return;
+	f->probe_out = false;
+	f->rtt_samples++;
+	sroce_cc_ack(s->ops, &f->cc, &f->params, &f->edt,
+		     s->now / SIM_PS_PER_NS,
+		     (s->now - f->probe_ts) / SIM_PS_PER_NS, 0);
 	sim_flow_kick(s, i);
 }
 

@@ -51,7 +51,10 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 		sim_flow_pause(s, ev->flow, ev->data);
 		break;
 	case SIM_EV_ACK:
-		sim_rc_ack(s, ev->flow, (u32)ev->data);
+		if (s->cfg.gbn)
+			sim_rc_ack(s, ev->flow, (u32)ev->data);
+		else
+			sim_flow_ack(s, ev->flow, (u32)ev->data);
 		break;
 	case SIM_EV_NAK:
 		sim_rc_nak(s, ev->flow, (u32)ev->data);

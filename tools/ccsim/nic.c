@@ -63,6 +63,16 @@ void fab_pkt_free(struct fab *fb, u32 pkt)
 	fb->free_pkt = pkt;
 }
 
+/* @bytes of @f reached its receiver (gbn: in order) now. */
+void fab_flow_rcvd(struct fab *fb, struct fab_flow *f, u32 bytes)
+{
+	const struct sim *s = fb->s;
+
+	f->rcvd += bytes;
+	if (s->now > s->cfg.measure_start && s->now <= s->cfg.measure_end)
+		f->win_rcvd += bytes;
+}
+
 static int fab_nic_add(struct fab_nic *n, u32 i)
 {
 	if (n->nact == n->cap) {
@@ -265,7 +275,7 @@ static void fab_data_receive(struct fab *fb, u32 port, u32 pkt)
 		fab_rc_receive(fb, port, pkt);
 		goto np;
 	}
-	f->rcvd += k->bytes;
+	fab_flow_rcvd(fb, f, k->bytes);
 	last = f->size && f->rcvd >= f->size;
 	if (s->ops->on_int || k->probe || last)
 		fab_reply(fb, port, pkt, FAB_ACK, f->rcvd);

@@ -13,7 +13,8 @@
  * answers it with an ACK or a NAK.  For an algorithm with on_int every
  * packet is also answered by an ACK that echoes its INT stamp and
  * carries a cumulative sequence (HPCC's per-packet ACK), on the same way
- * back.
+ * back.  For an algorithm with on_ack (timely) without gbn the RTT probe
+ * is answered by an ACK (flow.c).
  */
 #include "sim.h"
 
@@ -40,6 +41,16 @@ void sim_np_receive(struct sim *s, const struct sim_pkt *pkt, u64 t)
 	if (f->cfg.size && !f->done && f->delivered >= f->cfg.size) {
 		f->done = true;
 		f->done_at = at_rx;
+	}
+	/*
+	 * Without gbn nothing else acknowledges: the probe (or the first
+	 * packet past it, if it was lost) is answered once.
+	 */
+	if (s->ops->on_ack && !s->cfg.gbn && f->probe_out && !f->probe_acked &&
+	    pkt->psn >= f->probe_psn) {
+		f->probe_acked = true;
+		sim_evq_push(&s->q, at_rx + s->cfg.rx_delay + f->cfg.delay,
+			     SIM_EV_ACK, flow, pkt->psn + 1);
 	}
 	if (s->ops->on_int && !sim_flow_echo_push(s, flow, pkt, ack_seq))
 		sim_evq_push(&s->q, at_rx + s->cfg.rx_delay + f->cfg.delay,

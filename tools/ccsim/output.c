@@ -255,7 +255,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	const struct sim_config *c = &s->cfg;
 	u64 win = c->measure_end - c->measure_start, last = 0, total = 0;
 	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0;
-	u64 waits = 0, starts = 0;
+	u64 waits = 0, starts = 0, samples = 0;
 	double x[SIM_MAX_FLOWS];
 	size_t j, nq = 0, in_band = 0;
 	int i, nfair = 0;
@@ -314,6 +314,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 		naks += f->naks_rcvd;
 		waits += f->pace_waits;
 		starts += f->cc_starts;
+		samples += f->rtt_samples;
 		fprintf(fp,
 			"flow%d = gbps %.4f sent_kb %llu marks %llu cnps %llu pauses %llu paused_us %llu drops %llu",
 			i, sim_gbps(b, win),
@@ -370,6 +371,9 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "drops = %llu\n", (unsigned long long)s->port.drops);
 	fprintf(fp, "cc_starts = %llu\n", (unsigned long long)starts);
 	fprintf(fp, "pace_waits = %llu\n", (unsigned long long)waits);
+	if (s->ops->on_ack)
+		fprintf(fp, "rtt_samples = %llu\n",
+			(unsigned long long)samples);
 	if (c->loss_ppm)
 		fprintf(fp, "random_losses = %llu\n",
 			(unsigned long long)s->port.losses);

@@ -24,8 +24,30 @@
  * The timer: armed on a send when none is pending, pushed back on every
  * ACK or NAK that moves snd_una; one SIM_EV_RTO event is in the queue at
  * a time and re-queues itself while progress keeps moving the deadline.
+ *
+ * [sim] recovery = on adds kernel/comp.c's loss recovery (issue 17): a
+ * window of packets besides window_kb, which is also its largest size
+ * (the kernel's SROCE_REQ_WINDOW, 256 packets); a sequence NAK halves it
+ * to half of what was in flight (at least 2), once per window of data
+ * (until snd_una passes the highest PSN sent at the cut); a timeout
+ * leaves one packet and doubles the timeout, up to 4 times; ACKs let it
+ * grow by the packets they acknowledge up to ssthresh, then by one per
+ * window, and reset the backoff.  The kernel's undo of a spurious
+ * timeout is not modelled (in the model an ACK is never later than its
+ * queue's delay).
  */
 #include "sim.h"
+
+#define SIM_RC_LOSS_MIN 2 /* SROCE_REQ_WINDOW_LOSS_MIN */
+#define SIM_RC_BACKOFF_MAX 2 /* SROCE_REQ_BACKOFF_MAX: 4 x rto */
+
+/* The window's largest size in packets (recovery). */
+static u32 sim_rc_wmax(const struct sim *s, const struct sim_flow *f)
+{
+	u64 w = f->cfg.window ? f->cfg.window / s->cfg.mtu : U32_MAX;
+
+	return w < 1 ? 1 : w > U32_MAX ? U32_MAX : (u32)w;
+}
 
 void sim_rc_init(struct sim *s, u32 i)
 {
@@ -34,6 +56,8 @@ void sim_rc_init(struct sim *s, u32 i)
 	f->npkts = f->cfg.size ?
 			   (u32)((f->cfg.size + s->cfg.mtu - 1) / s->cfg.mtu) :
 			   0;
+	f->cwnd = sim_rc_wmax(s, f);
+	f->ssthresh = f->cwnd;
 }
 
 /* May @f send its next packet (snd_nxt): data left and room in the window? */
@@ -43,10 +67,56 @@ bool sim_rc_may_send(const struct sim *s, const struct sim_flow *f)
 
 	if (f->npkts && f->snd_nxt >= f->npkts)
 		return false;
-	if (!f->cfg.window || f->snd_nxt == f->snd_una)
+	if (f->snd_nxt == f->snd_una)
+		return true;
+	if (s->cfg.recovery && f->snd_nxt - f->snd_una >= f->cwnd)
+		return false;
+	if (!f->cfg.window)
 		return true;
 	inflight = (u64)(f->snd_nxt - f->snd_una) * s->cfg.mtu;
 	return inflight + s->cfg.mtu <= f->cfg.window;
+}
+
+/* A loss (recovery): the window's cut, once per window of data. */
+static void sim_rc_cut(struct sim *s, struct sim_flow *f, bool timeout)
+{
+	u32 flight = f->snd_nxt - f->snd_una;
+
+	if (!s->cfg.recovery)
+		return;
+	if (!timeout && f->in_recovery && f->snd_una < f->recover_psn)
+		return;
+	f->ssthresh = flight / 2 > SIM_RC_LOSS_MIN ? flight / 2 :
+						     SIM_RC_LOSS_MIN;
+	f->cwnd = timeout ? 1 : f->ssthresh;
+	f->cwnd_acc = 0;
+	f->recover_psn = f->snd_max;
+	f->in_recovery = true;
+}
+
+/* Progress of @acked packets (recovery): the window grows back. */
+static void sim_rc_grow(struct sim *s, struct sim_flow *f, u32 acked)
+{
+	u32 wmax = sim_rc_wmax(s, f);
+
+	f->backoff = 0;
+	if (!s->cfg.recovery || f->cwnd >= wmax)
+		return;
+	if (f->cwnd < f->ssthresh) {
+		f->cwnd = f->cwnd + acked < wmax ? f->cwnd + acked : wmax;
+		return;
+	}
+	f->cwnd_acc += acked;
+	while (f->cwnd_acc >= f->cwnd && f->cwnd < wmax) {
+		f->cwnd_acc -= f->cwnd;
+		f->cwnd++;
+	}
+}
+
+/* The timeout now, with the backoff (recovery). */
+static u64 sim_rc_rto(const struct sim *s, const struct sim_flow *f)
+{
+	return s->cfg.rto << (s->cfg.recovery ? f->backoff : 0);
 }
 
 /* Bytes of packet @psn: mtu, less for the tail of a sized flow. */
@@ -75,7 +145,7 @@ static void sim_rc_arm(struct sim *s, u32 i)
 {
 	struct sim_flow *f = &s->flows[i];
 
-	f->rto_at = s->now + s->cfg.rto;
+	f->rto_at = s->now + sim_rc_rto(s, f);
 	if (f->rto_pending)
 		return;
 	f->rto_pending = true;
@@ -128,19 +198,16 @@ bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx)
 void sim_rc_ack(struct sim *s, u32 i, u32 psn)
 {
 	struct sim_flow *f = &s->flows[i];
-	u32 bytes;
 
 	if (psn <= f->snd_una)
 		return;
-	bytes = (psn - f->snd_una) * s->cfg.mtu;
+	sim_rc_grow(s, f, psn - f->snd_una);
 	f->snd_una = psn;
 	/* a go-back-N rewind may have gone below what the receiver has */
 	if (f->snd_nxt < psn)
 		f->snd_nxt = psn;
-	f->rto_at = s->now + s->cfg.rto;
-	if (s->ops->on_ack)
-		s->ops->on_ack(&f->cc, &f->params, s->now / SIM_PS_PER_NS, 0,
-			       bytes);
+	f->rto_at = s->now + sim_rc_rto(s, f);
+	sim_flow_ack(s, i, psn);
 	sim_flow_kick(s, i);
 }
 
@@ -152,9 +219,12 @@ void sim_rc_nak(struct sim *s, u32 i, u32 psn)
 	f->naks_rcvd++;
 	if (psn < f->snd_una)
 		return;
+	if (psn > f->snd_una)
+		sim_rc_grow(s, f, psn - f->snd_una);
 	f->snd_una = psn;
+	sim_rc_cut(s, f, false);
 	f->snd_nxt = psn;
-	f->rto_at = s->now + s->cfg.rto;
+	f->rto_at = s->now + sim_rc_rto(s, f);
 	sim_flow_kick(s, i);
 }
 
@@ -171,6 +241,9 @@ void sim_rc_timeout(struct sim *s, u32 i)
 		return;
 	}
 	f->timeouts++;
+	sim_rc_cut(s, f, true);
+	if (f->backoff < SIM_RC_BACKOFF_MAX)
+		f->backoff++;
 	f->snd_nxt = f->snd_una;
 	sim_rc_arm(s, i);
 	sim_flow_kick(s, i);

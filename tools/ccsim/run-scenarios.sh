@@ -3,7 +3,7 @@
 #
 # run-scenarios.sh CCSIM OUTDIR - `make sim`: run the standard scenarios
 # (two flows, incast N = 2..64, joining/leaving flows, PFC only; DCQCN
-# paper and NVIDIA flavours, DCTCP, HPCC (incast), none; the guest
+# paper and NVIDIA flavours, DCTCP, HPCC (incast), TIMELY, none; the guest
 # testbed of bench/cc.sh) into OUTDIR/<run>/ and plot rate and queue vs
 # time with gnuplot (if installed).  OUTDIR/table.txt collects the
 # headline figures of every run, and of the episodes that flows joining
@@ -73,6 +73,7 @@ run two-flow-paper two-flow.ini
 run two-flow-mlx two-flow.ini "${mlx[@]}"
 run two-flow-dctcp two-flow.ini -D cc.algo=dctcp
 run two-flow-none two-flow.ini -D cc.algo=none
+run two-flow-timely two-flow.ini -D cc.algo=timely
 for n in 2 4 8 16 32 64; do
 	run "incast-$n-paper" incast.ini -D "flow.count=$n"
 done
@@ -80,6 +81,7 @@ for n in 2 16 64; do
 	run "incast-$n-mlx" incast.ini -D "flow.count=$n" "${mlx[@]}"
 	run "incast-$n-dctcp" incast.ini -D "flow.count=$n" -D cc.algo=dctcp
 	run "incast-$n-hpcc" hpcc.ini -D "flow.count=$n"
+	run "incast-$n-timely" incast.ini -D "flow.count=$n" -D cc.algo=timely
 done
 run join-leave-paper join-leave.ini
 run join-leave-mlx join-leave.ini "${mlx[@]}"
@@ -112,6 +114,31 @@ for tb in testbed testbed-50; do
 		done
 	done
 done
+# The untuned testbeds of tests/integration/cc-fabric.sh (cc-fabric.ini),
+# with the kernel's loss recovery (-rec) and with plain go-back-N
+# (-gbn, the kernel before issue 17): ccfab-* rows.
+ccfab_run() {
+	local name=$1
+	shift
+	run "$name-rec" cc-fabric.ini -D sim.recovery=on "$@" noline
+	run "$name-gbn" cc-fabric.ini "$@" noline
+	for v in rec gbn; do
+		awk -v name="$name-$v" -F' = ' '
+			{ v[$1] = $2 }
+			END { printf "%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n",
+				name, v["jain"], v["utilisation"],
+				v["queue_p50_kb"], v["queue_p99_kb"], v["marks"],
+				v["drops"], v["retransmitted_kb"], v["timeouts"] }
+		' "$out/$name-$v/summary.txt" >>"$table"
+	done
+}
+ccfab_run ccfab-2at40
+ccfab_run ccfab-4at200 -D switch.rate_gbps=0.1965 -D switch.kmin_kb=30 \
+	-D switch.kmax_kb=150 -D switch.pmax=0.2 -D switch.buffer_kb=600 \
+	-D switch.red_wlog=5 -D flow.count=4
+ccfab_run ccfab-8at100 -D switch.rate_gbps=0.0982 -D switch.kmin_kb=15 \
+	-D switch.kmax_kb=60 -D switch.pmax=0.1 -D switch.buffer_kb=400 \
+	-D switch.red_wlog=4 -D flow.count=8
 
 # episode NAME JOIN_MS PORT_GBPS [NEXT_MS]: the episode a flow's start at JOIN_MS
 # opens in run NAME (rate.csv, sampled every 10 us; pfc.csv): how often

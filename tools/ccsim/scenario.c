@@ -8,11 +8,12 @@
  *
  *   [sim]     name, duration_ms, seed, sample_us, mtu, measure_start_ms,
  *             measure_end_ms, conv_window_us, conv_jain,
- *             start_window_us, transport (none/gbn), rto_us
+ *             start_window_us, transport (none/gbn), rto_us,
+ *             recovery (on/off: gbn with kernel/comp.c's window)
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
  *             pfc_xon_kb, pfc_headroom_kb (fabric)
- *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely), flavour (paper/mlx),
+ *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely/fixed), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
@@ -205,6 +206,8 @@ static int sim_set_cc(struct sim_config *c, const char *key, const char *val)
 			c->algo = SIM_CC_HPCC;
 		else if (!strcmp(val, "timely"))
 			c->algo = SIM_CC_TIMELY;
+		else if (!strcmp(val, "fixed"))
+			c->algo = SIM_CC_FIXED;
 		else
 			return -1;
 		return 0;
@@ -258,6 +261,15 @@ static int sim_set(struct sim_config *c, const char *sect,
 				c->gbn = true;
 			else if (!strcmp(val, "none"))
 				c->gbn = false;
+			else
+				return -1;
+			return 0;
+		}
+		if (!strcmp(key, "recovery")) {
+			if (!strcmp(val, "on"))
+				c->recovery = true;
+			else if (!strcmp(val, "off"))
+				c->recovery = false;
 			else
 				return -1;
 			return 0;

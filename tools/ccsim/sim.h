@@ -82,6 +82,7 @@ enum sim_algo {
 	SIM_CC_DCTCP,
 	SIM_CC_HPCC,
 	SIM_CC_TIMELY,
+	SIM_CC_FIXED,
 };
 
 struct sim_flow_cfg {
@@ -149,6 +150,7 @@ struct sim_config {
 	u64 rx_delay; /* ps, switch <-> receiver one way */
 	/* transport */
 	bool gbn; /* reliable: ACK/NAK, go-back-N, retransmit timeout */
+	bool recovery; /* gbn with kernel/comp.c's window and backoff */
 	u64 rto; /* ps: retransmit timeout */
 	/* cc */
 	u32 algo; /* enum sim_algo */
@@ -258,6 +260,9 @@ struct sim_flow {
 	bool rto_pending; /* an SIM_EV_RTO is queued */
 	u64 rto_at; /* ps: the timer expires unless progress moves it */
 	u64 retx, timeouts, naks_rcvd; /* bytes resent, RTO expiries, NAKs */
+	/* [sim] recovery: kernel/comp.c's recovery window (packets) */
+	u32 cwnd, ssthresh, cwnd_acc, recover_psn, backoff;
+	bool in_recovery;
 	/* transport (gbn): receiver side */
 	u32 rcv_nxt; /* next PSN expected */
 	bool nak_sent; /* a NAK for rcv_nxt is out: drop silently until it */
@@ -265,6 +270,15 @@ struct sim_flow {
 	/* INT (algorithms with on_int): echoes on their way back */
 	struct sim_echoq echoes;
 	u64 int_acks; /* echoes that reached the sender */
+	/*
+	 * RTT probe (algorithms with on_ack), as kernel/cc.c keeps one: the
+	 * PSN of the one packet out, when it began to leave (ps), whether
+	 * the receiver has answered it (without gbn), samples taken
+	 */
+	bool probe_out, probe_acked;
+	u32 probe_psn;
+	u64 probe_ts;
+	u64 rtt_samples;
 };
 
 struct sim_series {
@@ -325,6 +339,7 @@ void sim_flow_pause(struct sim *s, u32 i, bool on);
 int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
 		       u64 ack_seq);
 void sim_flow_int(struct sim *s, u32 i);
+void sim_flow_ack(struct sim *s, u32 i, u32 psn);
 void sim_flows_free(struct sim *s);
 void sim_flow_xon_close(struct sim *s, struct sim_flow *f);
 bool sim_flow_on(const struct sim_flow *f);
