@@ -10,6 +10,8 @@
 #                   (bookworm-backports, fetched into ~/.cache/sroce)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
+#                   rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
 #   make sim        cc simulator (tools/ccsim): standard scenarios and the
 #                   leaf-spine fabric's FCT runs into build/sim/
@@ -29,7 +31,7 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help bench-cc sim check-debug fuzz \
+	style install uninstall clean help bench-cc bench-mpi sim check-debug fuzz \
 	check-cc-fabric check-kernel
 
 all: kernel provider
@@ -88,6 +90,11 @@ bench: deps
 bench-cc: deps
 	$(MAKE) all
 	bench/cc.sh
+
+bench-mpi: deps
+	$(MAKE) all
+	$(MAKE) -C bench/mpi
+	bench/mpi/run.sh
 
 # check-cc-fabric: congestion on untuned bottlenecks (issue 17; 5-10 min,
 # not yet green with 8 senders, so not in make check).
