@@ -54,6 +54,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
 	$(MAKE) -C tests/kmod
+	$(MAKE) -C bench/mpi
 	scripts/check.sh
 
 # check-debug: the integration tests on the debug kernel (scripts/debug-kernel.sh

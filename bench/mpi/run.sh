@@ -150,12 +150,12 @@ qperf_rows() {
 	s=$!
 	sleep 1
 	for t in rc_lat rc_bw rc_rdma_write_bw; do
-		for mode in -cp0 -cp1; do
-			[ $t != rc_lat ] && [ $mode = -cp1 ] && continue
-			v=$("${pre_c[@]}" timeout 60 qperf "$ip" -cm1 "$mode" \
+		for mode in 0 1; do
+			[ $t != rc_lat ] && [ $mode = 1 ] && continue
+			v=$("${pre_c[@]}" timeout 60 qperf "$ip" -cm1 -cp "$mode" \
 				-lca 1 -rca 0 -t 3 $t 2>&1 |
 				awk '/latency|bw/ { print $3, $4 }')
-			echo "qperf,$drv,rc,$t$mode,default,${v:-FAIL}" |
+			echo "qperf,$drv,rc,$t-cp$mode,default,${v:-FAIL}" |
 				tr ' ' , >>"$csv"
 		done
 	done
