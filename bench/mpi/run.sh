@@ -154,7 +154,7 @@ qperf_rows() {
 			[ $t != rc_lat ] && [ $mode = 1 ] && continue
 			v=$("${pre_c[@]}" timeout 60 qperf "$ip" -cm1 -cp "$mode" \
 				-lca 1 -rca 0 -t 3 $t 2>&1 |
-				awk '/latency|bw/ { print $3, $4 }')
+				awk '$2 == "=" { print $3, $4 }')
 			echo "qperf,$drv,rc,$t-cp$mode,default,${v:-FAIL}" |
 				tr ' ' , >>"$csv"
 		done
