@@ -11,6 +11,7 @@
 #                           SROCE_MPI_ARGS="..." coll's options
 #                           (default -e 16M -w 1 -t 0.3),
 #                           SROCE_MPI_UCX_TESTS="tag_lat ..." the UCX rows
+#   bench/mpi/run.sh --table CSV    the table of a saved run
 #
 # Topologies (the same as bench/run.sh):
 #
@@ -53,6 +54,38 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 top=$(cd "$here/../.." && pwd -P)
+
+# make_table CSV: one row per measurement, sroce and rxe side by side.
+make_table() {
+	awk -F, '
+	$1 == "ucx" || $1 == "qperf" {
+		k = $1 " " $3 " " $4 ($1 == "ucx" ? " " $5 " B" : "")
+		if (!(k in seen)) { seen[k] = 1; ord[n++] = k }
+		v[$2, k] = $6 " " $7
+	}
+	$1 == "mpi" {
+		k = "mpi " $3 " " $5 " B"
+		if (!(k in seen)) { seen[k] = 1; ord[n++] = k }
+		v[$2, k] = sprintf("%.1f us, busbw %.2f MB/s%s", $6, $8 * 1000,
+				   $9 > 0 ? ", " $9 " WRONG" : "")
+	}
+	END {
+		print "| what | sroce | rxe |"
+		print "|---|---:|---:|"
+		for (i = 0; i < n; i++) {
+			k = ord[i]
+			a = (("sroce", k) in v) ? v["sroce", k] : "-"
+			b = (("rxe", k) in v) ? v["rxe", k] : "-"
+			printf "| %s | %s | %s |\n", k, a, b
+		}
+	}' "$1"
+}
+
+# bench/mpi/run.sh --table CSV: only print the table of a saved run.
+if [ "${1:-}" = --table ]; then
+	make_table "${2:?CSV}"
+	exit
+fi
 
 if [ -z "${SROCE_VM:-}" ]; then
 	stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -112,7 +145,7 @@ ucx_rows() {
 				v=$(ucx_perf "$d2:1" "$g2" "$d1:1" "$g1" "$tls" "$t" \
 					"$size")
 				unit=us
-				case $t in *_bw | ucp_get) unit=MB/s ;; esac
+				case $t in *_bw | ucp_get) unit=MiB/s ;; esac
 				if [ "$t" = ucp_get ]; then
 					# ucp_get prints latency and bandwidth.
 					[ $size = 8 ] && unit=us
@@ -163,29 +196,6 @@ qperf_rows() {
 	wait "$s" 2>/dev/null
 }
 
-make_table() {
-	awk -F, '
-	$1 == "ucx" || $1 == "qperf" {
-		k = $1 " " $3 " " $4 " " $5
-		if (!(k in seen)) { seen[k] = 1; ord[n++] = k; unit[k] = $7 }
-		v[$2, k] = $6
-	}
-	$1 == "mpi" {
-		k = "mpi " $3 " " $5
-		if (!(k in seen)) { seen[k] = 1; ord[n++] = k; unit[k] = "us" }
-		v[$2, k] = $6 " us, " $8 " GB/s" ($9 > 0 ? ", " $9 " WRONG" : "")
-	}
-	END {
-		print "| what | sroce | rxe | unit |"
-		print "|---|---:|---:|---|"
-		for (i = 0; i < n; i++) {
-			k = ord[i]
-			a = (("sroce", k) in v) ? v["sroce", k] : "-"
-			b = (("rxe", k) in v) ? v["rxe", k] : "-"
-			printf "| %s | %s | %s | %s |\n", k, a, b, unit[k]
-		}
-	}' "$csv"
-}
 
 echo "kind,driver,tl,test,size,value,unit,busbw,errors" >"$csv"
 only=${SROCE_MPI_ONLY:-}
@@ -205,7 +215,7 @@ done
 {
 	echo "# UCX, MPI and qperf: sroce and rdma_rxe, one guest boot"
 	echo
-	make_table
+	make_table "$csv"
 	echo
 	echo "ucx: ucx_perftest overall latency (us, half round trip) or"
 	echo "bandwidth (MB/s); tl is UCX_TLS (rc_verbs rows wire up over"
