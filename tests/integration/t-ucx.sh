@@ -43,6 +43,7 @@ ktap_check "ucx_info: rc_verbs and ud_verbs on sroce1 and sroce2" \
 
 # perf TLS TEST SIZE: one ucx_perftest run sroce1 -> sroce2; a positive
 # result (us or MiB/s) logged.
+# shellcheck disable=SC2154 # g1, g2: set by two_ns_start
 perf() {
 	local v
 	v=$(ucx_perf sroce2:1 "$g2" sroce1:1 "$g1" "$1" "$2" "$3" "$4") ||
@@ -54,6 +55,7 @@ perf() {
 for args in "rc_verbs,ud_verbs,self tag_lat 8 300" \
 	"rc_verbs,ud_verbs,self tag_bw 65536 100" \
 	"ud_verbs,self tag_lat 8 300" "ud_verbs,self tag_bw 65536 100"; do
+	# shellcheck disable=SC2086 # four words by design
 	set -- $args
 	out=$(perf "$@" 2>&1)
 	st=$?
@@ -62,6 +64,7 @@ for args in "rc_verbs,ud_verbs,self tag_lat 8 300" \
 done
 
 # coll_run ARGS...: coll on sroce1 and sroce2; output in /tmp/t-ucx-coll.*
+# shellcheck disable=SC2154
 coll_run() {
 	mpi_coll sroce1:1 "$g1" sroce2:1 "$g2" 300 "$coll" "$@" \
 		>/tmp/t-ucx-coll.out 2>/tmp/t-ucx-coll.err
