@@ -76,7 +76,7 @@ if [ ! -x "$coll" ]; then
 else
 	coll_run -b 8 -e 1M -f 4 -n 5 -w 1 -t 0.2 -c /tmp/t-ucx-coll.csv
 	st=$?
-	diag "$(grep -E '^(allreduce|alltoall|bcast) +(8|524288) ' \
+	diag "$(grep -E '^ *(allreduce|alltoall|bcast) +(8|524288) ' \
 		/tmp/t-ucx-coll.out)"
 	ktap_result "coll, 2 ranks: 8 B .. 512 KiB, exit 0" $st "exit $st" \
 		"$(tail -n 15 /tmp/t-ucx-coll.err)"
