@@ -10,6 +10,8 @@
 #                   (bookworm-backports, fetched into ~/.cache/sroce)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
+#                   rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
 #   make sim        cc simulator (tools/ccsim): its tests (tests/sim), then
 #                   the standard scenarios and the leaf-spine fabric's FCT
@@ -34,8 +36,8 @@ PROVIDER_DIR ?= $(LIBDIR)/libibverbs
 DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
-	style install uninstall clean help bench-cc sim check-debug fuzz \
-	check-cc-fabric check-kernel deb check-deb
+	style install uninstall clean help bench-cc bench-mpi sim check-debug \
+	fuzz check-cc-fabric check-kernel deb check-deb
 
 all: kernel provider
 
@@ -57,6 +59,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
 	$(MAKE) -C tests/kmod
+	$(MAKE) -C bench/mpi
 	scripts/check.sh
 
 # check-debug: the integration tests on the debug kernel (scripts/debug-kernel.sh
@@ -93,6 +96,11 @@ bench: deps
 bench-cc: deps
 	$(MAKE) all
 	bench/cc.sh
+
+bench-mpi: deps
+	$(MAKE) all
+	$(MAKE) -C bench/mpi
+	bench/mpi/run.sh
 
 # check-cc-fabric: congestion on untuned bottlenecks (issue 17; 5-10 min,
 # not yet green with 8 senders, so not in make check).

@@ -12,7 +12,7 @@ pkgs=(
 	iproute2 iputils-ping tcpdump tshark ethtool procps clang-format
 	python3-docutils nvme-cli
 	clang libclang-rt-14-dev # tests/fuzz (libFuzzer)
-	openmpi-bin libopenmpi-dev # bench/mpi
+	openmpi-bin libopenmpi-dev ucx-utils qperf # bench/mpi, t-ucx
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)
