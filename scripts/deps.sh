@@ -13,6 +13,7 @@ pkgs=(
 	python3-docutils nvme-cli
 	clang libclang-rt-14-dev # tests/fuzz (libFuzzer)
 	openmpi-bin libopenmpi-dev ucx-utils qperf # bench/mpi, t-ucx
+	prometheus-node-exporter curl # t-monitor
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)
