@@ -12,7 +12,8 @@
 #     per device, over the UCX PML;
 #   - ucx_setup_rxe / ucx_teardown_rxe: rxe1 and rxe2 on a veth pair in
 #     init_net (rdma_rxe on 6.1 works only there), with the policy routing
-#     that sends traffic between the two local addresses through the veth.
+#     that sends traffic between the two local addresses through the veth
+#     (rxe_veth_up of tests/integration/lib.sh, as bench/run.sh).
 # The processes stay in init_net: see bench/mpi/run.sh for why, and
 # Documentation/mpi.rst for every setting.
 
@@ -85,36 +86,9 @@ mpi_coll() {
 }
 
 ucx_setup_rxe() {
-	local f
-	modprobe rdma_rxe || return 1
-	ip link add r1 type veth peer name r2 || return 1
-	ip addr add 10.13.0.1/24 dev r1
-	ip addr add 10.13.0.2/24 dev r2
-	ip link set r1 up
-	ip link set r2 up
-	for f in all r1 r2; do
-		sysctl -qw net.ipv4.conf.$f.accept_local=1
-		sysctl -qw net.ipv4.conf.$f.rp_filter=0
-	done
-	# Locally generated traffic to the other address leaves by the veth.
-	ip rule add pref 100 iif lo to 10.13.0.2 lookup 101
-	ip rule add pref 100 iif lo to 10.13.0.1 lookup 102
-	ip route add 10.13.0.2/32 dev r1 src 10.13.0.1 table 101
-	ip route add 10.13.0.1/32 dev r2 src 10.13.0.2 table 102
-	ip rule add pref 200 lookup local
-	ip rule del pref 0
-	rdma link add rxe1 type rxe netdev r1 || return 1
-	rdma link add rxe2 type rxe netdev r2 || return 1
-	wait_gid rxe1 10.13.0.1 && wait_gid rxe2 10.13.0.2
+	rxe_veth_up
 }
 
 ucx_teardown_rxe() {
-	rdma link delete rxe1 2>/dev/null
-	rdma link delete rxe2 2>/dev/null
-	ip link del r1 2>/dev/null
-	ip rule add pref 0 lookup local 2>/dev/null
-	ip rule del pref 200 2>/dev/null
-	ip rule del pref 100 2>/dev/null
-	ip rule del pref 100 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
+	rxe_veth_down
 }
