@@ -56,8 +56,15 @@ pp "RC 4096 B: sroce server, rxe client" ibv_rc_pingpong sroce 4096 100 -c
 batches() {
 	cat /sys/class/infiniband/sroce3/ports/1/hw_counters/tx_batches
 }
+# 6.1's rdma_rxe reads one pointer past its MR's page map when a copy
+# ends exactly at the end of a full map (256 pages: a page-aligned 1 MiB
+# buffer), which KASAN reports (rxe_mr_copy, seen as the responder of the
+# case below on the debug kernel; rxe against rxe does the same).  There
+# the messages are one page short of 1 MiB; still many GSO batches.
+big=1048576
+[ -n "${SROCE_DEBUG_KERNEL:-}" ] && big=$((1048576 - 4096))
 b0=$(batches)
-pp "RC 1 MiB: rxe server, sroce client" ibv_rc_pingpong rxe 1048576 5 -c
+pp "RC 1 MiB: rxe server, sroce client" ibv_rc_pingpong rxe $big 5 -c
 # The 1 MiB messages left sroce in UDP GSO batches (tx_batch, auto on a
 # veth) and rdma_rxe verified every packet's ICRC: the pingpong passing
 # (--chk) with batches counted is the proof that the ICRCs predicted for
@@ -71,7 +78,7 @@ else
 		"tx_batch $(cat /sys/class/infiniband/sroce3/tx_batch)" \
 		"tx_batches $b0 -> $b1"
 fi
-pp "RC 1 MiB: sroce server, rxe client" ibv_rc_pingpong sroce 1048576 5 -c
+pp "RC 1 MiB: sroce server, rxe client" ibv_rc_pingpong sroce $big 5 -c
 pp "UD 512 B: rxe server, sroce client" ibv_ud_pingpong rxe 512 100 -c
 pp "UD 512 B: sroce server, rxe client" ibv_ud_pingpong sroce 512 100 -c
 pp "UC 4096 B: rxe server, sroce client" ibv_uc_pingpong rxe 4096 100 -c
