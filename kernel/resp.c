@@ -645,7 +645,14 @@ static bool sroce_resp_gsi_ok(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	u8 ver, *p;
 
-	if (SROCE_GRH_LEN + (u64)cb->paylen > c->qp->resp.wqe_len)
+	/*
+	 * A MAD is 256 bytes, whatever its class.  ib_core takes the whole
+	 * 256 of the receive buffer as the MAD without looking at byte_len,
+	 * and that buffer held an earlier MAD or reply: a shorter payload
+	 * would have its answer echo those bytes to whoever sent it.
+	 */
+	if (cb->paylen != sizeof(struct ib_mad) ||
+	    SROCE_GRH_LEN + (u64)cb->paylen > c->qp->resp.wqe_len)
 		return false;
 	p = skb_header_pointer(skb, cb->hdrlen, sizeof(ver), &ver);
 	return p && *p == IB_MGMT_BASE_VERSION;

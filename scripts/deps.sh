@@ -40,3 +40,9 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# t-monitor runs its own node_exporter in the guest; the package's service
+# would listen on *:9100 of this host.
+if [[ " ${missing[*]} " == *" prometheus-node-exporter "* ]] &&
+	command -v systemctl >/dev/null; then
+	systemctl disable --now prometheus-node-exporter >/dev/null 2>&1 || true
+fi

@@ -403,6 +403,10 @@ topo_reset() {
 	done
 	ip link del i1 >/dev/null 2>&1
 	ip link del v1 >/dev/null 2>&1
+	# A file killed inside a race window leaves its hook's delay set.
+	for d in /sys/module/sroce/parameters/test_*_ms; do
+		[ -w "$d" ] && echo 0 >"$d"
+	done
 	return 0
 }
 

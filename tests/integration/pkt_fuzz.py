@@ -68,7 +68,7 @@ BASE = int(os.environ.get('FZ_BASE', '0'))   # number of the tests before
 def plan(mode, nrc):
     """Tests a run of @mode with @nrc RC QPs reports."""
     if mode == 'gsi':
-        return 4
+        return 5
     if mode == 'fuzz':
         return 4 + 10 + nrc + 5 + 2 + 2
     return 4 + 10 + nrc + 5 + 2 + 1
@@ -888,7 +888,7 @@ def run_flood(seed, secs):
           '%d packets queued at the peak: at least %d bytes (%d samples '
           'of rxq_len)' % (samp.rxq_max, held, samp.samples))
     # The READ responses queue on the peer's device, under its own bound.
-    peer_bound = int(os.environ.get('FZ_PEER_BOUND', '0'))
+    peer_bound = int(os.environ.get('FZ_PEER_BOUND') or '0')
     check('memory used during the flood under both devices\' bounds plus '
           '64 MiB', samp.used_max <= bound + peer_bound + (64 << 20),
           'MemAvailable fell by %d (bounds %d + %d)' %
@@ -965,6 +965,13 @@ def run_gsi(seed, secs):
           nonzero(d))
     check('... and QP1 still receives MADs (no out_of_buffer)',
           d2.get('out_of_buffer', 0) == 0, nonzero(d2))
+    # ib_mad takes 256 bytes of the buffer whatever was received: the
+    # rest of a short one is an earlier MAD, which an answer would echo.
+    c0 = counters()
+    to_qp1(mad(1, 24), 8)
+    d = delta(c0, counters())
+    check('QP1: 8 MADs shorter than 256 bytes dropped and counted',
+          d.get('rx_drop_bad_mad', 0) == 8, nonzero(d))
 
 
 def main():

@@ -12,7 +12,8 @@
 #          printed; the same seed sends the same packets).
 #   gsi:   UD packets to QP1 that ib_core's MAD layer cannot take (an
 #          unknown base version: it logs each; longer than a MAD: it never
-#          reposts a receive that completed in error) are dropped, counted.
+#          reposts a receive that completed in error; shorter: it would
+#          answer with the rest of an earlier MAD) are dropped, counted.
 #   flood: SROCE_FZ_FLOOD_SECS (default 20) seconds of READ requests and
 #          out-of-window packets at SROCE_FZ_FLOOD_NRC (default 128) RC
 #          QPs; the packets queued must stay under SROCE_FZ_BOUND_MB
