@@ -16,7 +16,8 @@
 #   make fuzz       libFuzzer targets of kernel/proto, FUZZ_SECONDS (60) each
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
-#   make install    install module, provider and the libibverbs driver file
+#   make install    install module, provider, the libibverbs driver file and
+#                   sroce-config
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -114,9 +115,11 @@ install: all
 	test -n "$(DESTDIR)" || depmod -a $(patsubst linux-headers-%,%,$(notdir $(patsubst %/build,%,$(KDIR))))
 	install -D -m 0644 provider/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
+	install -D -m 0755 tools/sroce-config $(DESTDIR)$(PREFIX)/sbin/sroce-config
 
 uninstall:
 	rm -f $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so $(DESTDIR)$(DRIVER_D)/sroce.driver
+	rm -f $(DESTDIR)$(PREFIX)/sbin/sroce-config
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
