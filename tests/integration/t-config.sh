@@ -42,10 +42,10 @@ knobs() {
 	local f
 	# $S1 is a symlink: find starts below it only with the slash.
 	find $S1/ -maxdepth 1 -type f -perm -u+w | sort | while read -r f; do
-		echo "${f#$S1/} = $(cat "$f")"
+		echo "${f#"$S1"/} = $(cat "$f")"
 	done
 	find $S1/ecn -type f -perm -u+w | sort | while read -r f; do
-		echo "${f#$S1/} = $(cat "$f")"
+		echo "${f#"$S1"/} = $(cat "$f")"
 	done
 }
 
