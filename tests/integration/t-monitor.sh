@@ -109,22 +109,29 @@ check_moved() {
 auto_out=$(rdma statistic qp set link sroce1/1 auto type on 2>&1)
 auto_rc=$?
 qp_log=$(mktemp)
+# An RC QP that stays: a pingpong server waiting for a client that never
+# comes has moved its QP to INIT, where auto mode would bind it.
+ip netns exec ns1 ibv_rc_pingpong -d sroce1 -g "$g1" -p 18651 >/dev/null 2>&1 &
+holder=$!
+rc_qp_seen() {
+	rdma resource show qp link sroce1/1 type RC 2>/dev/null | grep -q 'type RC'
+}
+wait_until 20 rc_qp_seen
+{
+	rdma resource show qp link sroce1/1 type RC
+	rdma statistic qp show link sroce1/1
+} >"$qp_log" 2>&1
 
 s1=$(snap sroce1)
 s2=$(snap sroce2)
 PAIR_PORT=18650 run_pair 120 \
 	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p 18650 -s $PP_SIZE -n $PP_ITERS" \
-	ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p 18650 -s $PP_SIZE -n $PP_ITERS 10.11.0.2 &
-		p=\$!
-		while kill -0 \$p 2>/dev/null; do
-			rdma resource show qp link sroce1/1 type RC >>$qp_log 2>&1
-			rdma statistic qp show link sroce1/1 >>$qp_log 2>&1
-			sleep 0.2
-		done
-		wait \$p"
+	ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p 18650 -s $PP_SIZE -n $PP_ITERS 10.11.0.2"
 ktap_result "ibv_rc_pingpong ${PP_SIZE} B x ${PP_ITERS}" $? "$pair_out"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 rdma statistic qp set link sroce1/1 auto off >/dev/null 2>&1
-# While the pingpong's RC QP lived, no counter was bound to it.
+# While the waiting server's RC QP lived, no counter was bound to it.
 ktap_result "rdma statistic qp auto mode: accepted, binds no QP (not implemented)" \
 	"$([ $auto_rc -eq 0 ] && grep -q 'type RC' "$qp_log" &&
 		! grep -q cntn "$qp_log"; echo $?)" \
