@@ -58,23 +58,30 @@ module_param_named(test_cqe_post_hits, sroce_test_hits[SROCE_TEST_CQE_POST],
 MODULE_PARM_DESC(test_cqe_post_hits,
 		 "test hook: send CQE postings that busy-waited so far");
 
-void sroce_test_delay(enum sroce_test_hook hook)
+/* The delay @hook is set to, counting the pass as a hit when there is one. */
+static unsigned int sroce_test_hit(enum sroce_test_hook hook)
 {
 	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
 
+	if (ms)
+		WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
+	return ms;
+}
+
+void sroce_test_delay(enum sroce_test_hook hook)
+{
+	unsigned int ms;
+
 	might_sleep();
-	if (!ms)
-		return;
-	WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
-	msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
+	ms = sroce_test_hit(hook);
+	if (ms)
+		msleep(min_t(unsigned int, ms, SROCE_TEST_MAX_MS));
 }
 
 void sroce_test_spin(enum sroce_test_hook hook)
 {
-	unsigned int ms = READ_ONCE(sroce_test_ms[hook]);
+	unsigned int ms = sroce_test_hit(hook);
 
-	if (!ms)
-		return;
-	WRITE_ONCE(sroce_test_hits[hook], sroce_test_hits[hook] + 1);
-	mdelay(min_t(unsigned int, ms, SROCE_TEST_MAX_SPIN_MS));
+	if (ms)
+		mdelay(min_t(unsigned int, ms, SROCE_TEST_MAX_SPIN_MS));
 }
