@@ -20,7 +20,8 @@
 # SROCE_TEST_HOOKS=1), so the tree's own kernel/sroce.ko stays the one
 # for Debian's kernel.  Any detector report fails the run: tests/vm/vm-run
 # scans the console and dmesg, tests/integration/run.sh reads kmemleak
-# after every file.  Results: build/check-debug-results/.
+# after every file.  Results: build/check-debug-results/.  t-crc and
+# t-virtio run in guests of their own, as in check.sh (scripts/guests.sh).
 
 set -u
 set -o pipefail
@@ -28,6 +29,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
+. scripts/guests.sh
 . scripts/modsrc.sh
 
 # The subset CI runs on the debug kernel (Documentation/testing.rst): the
@@ -96,30 +98,17 @@ if [ -n "${SROCE_DEADLINE:-}" ]; then
 	vm_timeout=$left
 	echo "check-debug: $left s left: no file starts after $SROCE_TIME_BUDGET s"
 fi
-res=$top/build/check-debug-results
-rm -rf "$res"
-mkdir -p "$res"
-start=$(date +%s)
-log=$(mktemp /tmp/sroce-check-debug.XXXXXX)
-trap 'rm -f "$log"' EXIT
+pass=0
+fail=0
+skip=0
 # pci=noacpi: the debug kernel's ACPI interpreter, under TCG, runs the
 # PCI routing method (_PRT) of QEMU's DSDT into ACPICA's 30 s loop
 # timeout once per PCI device, 3.5 minutes of boot in all; the BIOS's
-# routing table gives the same routing at once.
-tests/vm/vm-run --kernel "$dk/bzImage" --modules "$dk/modroot" --mem 3G \
-	--append pci=noacpi \
-	--timeout "$vm_timeout" --results "$res" \
-	--keep-log "$res/console.log" -- \
-	tests/integration/run.sh "$@" 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-echo "check-debug: the guest ran $(($(date +%s) - start)) s"
-
-summary_read "$log" || fail "no summary line from the guest (vm-run exit $rc)"
-f=$sum_fail
-if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-	echo "check-debug: vm-run exit $rc with no failed test: 1 failure"
-	f=1
-fi
-[ "$sum_skip" -gt 0 ] && echo "check-debug: $sum_skip skipped"
-echo "$sum_pass passed, $f failed"
-[ "$f" -eq 0 ]
+# routing table gives the same routing at once.  The files with a guest
+# of their own get 5 times check.sh's 15 minutes.
+suite_guests check-debug "$top/build/check-debug-results" "$vm_timeout" 4500 \
+	--kernel "$dk/bzImage" --modules "$dk/modroot" --mem 3G \
+	--append pci=noacpi -- "$@"
+[ "$skip" -gt 0 ] && echo "check-debug: $skip skipped"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

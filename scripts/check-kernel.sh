@@ -31,6 +31,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
+. scripts/guests.sh
 . scripts/modsrc.sh
 
 build_only=0
@@ -46,6 +47,7 @@ fi
 
 pass=0
 fail=0
+skip=0
 
 fail() {
 	echo "check-kernel: $*"
@@ -122,26 +124,9 @@ fi
 export SROCE_KO=$mod/kernel/sroce.ko
 export SROCE_KCONSUMER_KO=$mod/kmod/sroce_kconsumer.ko
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-2400}
-res=$top/build/check-kernel-results
-rm -rf "$res"
-mkdir -p "$res"
-start=$(date +%s)
-log=$(mktemp /tmp/sroce-check-kernel.XXXXXX)
-trap 'rm -f "$log"' EXIT
-tests/vm/vm-run --kernel "$KIMAGE" --modules "$KMODROOT" \
-	--timeout "${SROCE_KERNEL_VM_TIMEOUT:-14400}" --results "$res" \
-	--keep-log "$res/console.log" -- \
-	tests/integration/run.sh "$@" 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-echo "check-kernel: the guest ran $(($(date +%s) - start)) s"
-
-summary_read "$log" || fail "no summary line from the guest (vm-run exit $rc)"
-pass=$((pass + sum_pass))
-fail=$((fail + sum_fail))
-if [ "$rc" -ne 0 ] && [ "$sum_fail" -eq 0 ]; then
-	echo "check-kernel: vm-run exit $rc with no failed test: 1 failure"
-	fail=$((fail + 1))
-fi
-[ "$sum_skip" -gt 0 ] && echo "check-kernel: $sum_skip skipped"
+suite_guests check-kernel "$top/build/check-kernel-results" \
+	"${SROCE_KERNEL_VM_TIMEOUT:-14400}" 1800 \
+	--kernel "$KIMAGE" --modules "$KMODROOT" -- "$@"
+[ "$skip" -gt 0 ] && echo "check-kernel: $skip skipped"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -19,6 +19,7 @@ set -o pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
+. scripts/guests.sh
 
 pass=0
 fail=0
@@ -26,23 +27,10 @@ skip=0
 log=$(mktemp /tmp/sroce-check.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
-# add_counts NAME RC: add the last "N passed, N failed[, N skipped]" line
-# of $log to the totals; a non-zero RC with no failure counted, or no
-# summary line at all, is one failure more.
+# add_counts NAME RC: add the last summary line of $log to the totals
+# (summary_add in summary.sh).
 add_counts() {
-	local name=$1 rc=$2
-	if ! summary_read "$log"; then
-		echo "check: $name: no summary line (exit $rc): 1 failure"
-		fail=$((fail + 1))
-		return
-	fi
-	pass=$((pass + sum_pass))
-	fail=$((fail + sum_fail))
-	skip=$((skip + sum_skip))
-	if [ "$rc" -ne 0 ] && [ "$sum_fail" -eq 0 ]; then
-		echo "check: $name: exit status $rc with no failed test: 1 failure"
-		fail=$((fail + 1))
-	fi
+	summary_add check "$1" "$2" "$log"
 }
 
 echo "check: unit tests"
@@ -111,28 +99,7 @@ elif [ ! -e kernel/sroce.ko ]; then
 	fail=$((fail + 1))
 else
 	echo "check: integration tests (guest boot)"
-	rm -rf build/check-results
-	tests/vm/vm-run --timeout 3600 --results build/check-results \
-		--keep-log build/check-results/console.log -- \
-		tests/integration/run.sh "$@" 2>&1 | tee "$log"
-	add_counts "integration tests" "${PIPESTATUS[0]}"
-	# t-crc skips in the qemu64 guest above: once more on a CPU with
-	# PCLMULQDQ (and the SSE4.1 that crc32-pclmul also uses).
-	if [ $# -eq 0 ] || [[ " $* " == *" t-crc "* ]]; then
-		echo "check: t-crc on a guest CPU with PCLMULQDQ"
-		tests/vm/vm-run --timeout 600 \
-			--cpu qemu64,+ssse3,+sse4.1,+sse4.2,+pclmulqdq -- \
-			tests/integration/run.sh t-crc 2>&1 | tee "$log"
-		add_counts "t-crc (PCLMULQDQ guest)" "${PIPESTATUS[0]}"
-	fi
-	# t-virtio skips in the guest above, which has no NIC: once more with
-	# two virtio-net NICs joined on a QEMU hub.
-	if [ $# -eq 0 ] || [[ " $* " == *" t-virtio "* ]]; then
-		echo "check: t-virtio in a guest with two virtio-net NICs"
-		tests/vm/vm-run --timeout 900 --nic-pair hub -- \
-			tests/integration/run.sh t-virtio 2>&1 | tee "$log"
-		add_counts "t-virtio (--nic-pair hub)" "${PIPESTATUS[0]}"
-	fi
+	suite_guests check build/check-results 3600 900 -- "$@"
 fi
 
 [ "$skip" -gt 0 ] && echo "check: $skip skipped"

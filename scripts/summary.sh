@@ -15,3 +15,23 @@ summary_read() {
 	sum_skip=$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")
 	sum_skip=${sum_skip:-0}
 }
+
+# summary_add WHO NAME RC FILE: add FILE's summary line to the caller's
+# totals pass, fail and skip (NAME: what ran, RC: its exit status).  No
+# summary line, or a non-zero RC with no failure counted, is one failure
+# more.
+summary_add() {
+	local who=$1 name=$2 rc=$3 file=$4
+	if ! summary_read "$file"; then
+		echo "$who: $name: no summary line (exit $rc): 1 failure"
+		fail=$((fail + 1))
+		return
+	fi
+	pass=$((pass + sum_pass))
+	fail=$((fail + sum_fail))
+	skip=$((skip + sum_skip))
+	if [ "$rc" -ne 0 ] && [ "$sum_fail" -eq 0 ]; then
+		echo "$who: $name: exit status $rc with no failed test: 1 failure"
+		fail=$((fail + 1))
+	fi
+}

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# guests.sh - sourced by check.sh, check-debug.sh and check-kernel.sh: the
+# integration suite in one guest boot, then the files that need a guest of
+# their own, on whichever kernel the caller boots.  Uses summary.sh.
+#
+# suite_guests WHO RESULTS TIMEOUT OWN_TIMEOUT [VM-RUN OPTION...] -- [t-NAME...]
+#
+# Runs tests/integration/run.sh with the named files (none: every file) in
+# tests/vm/vm-run with the options given, for at most TIMEOUT seconds,
+# results (console, dmesg) in RESULTS.  Then, when every file runs or they
+# are named, t-crc and t-virtio once more, each for at most OWN_TIMEOUT
+# seconds: both skip in the suite's guest, which has a qemu64 CPU and no
+# NIC.  Each guest's summary line is added to the caller's pass, fail and
+# skip.  With SROCE_DEADLINE (epoch seconds) set, a guest of its own that
+# would end after it is skipped, by name.
+
+# own_guest_wanted FILE [t-NAME...]: FILE runs in its own guest this time.
+own_guest_wanted() {
+	local f=$1
+	shift
+	[ $# -eq 0 ] || [[ " $* " == *" $f "* ]]
+}
+
+# own_guest WHO OWN_TIMEOUT FILE LOG [VM-RUN OPTION...]: FILE in a guest
+# booted with the options.
+own_guest() {
+	local who=$1 tmo=$2 f=$3 log=$4
+	shift 4
+	if [ -n "${SROCE_DEADLINE:-}" ] &&
+		[ $(($(date +%s) + tmo)) -gt "$SROCE_DEADLINE" ]; then
+		echo "$who: SKIP: $f: too little time left for its own guest"
+		skip=$((skip + 1))
+		return
+	fi
+	tests/vm/vm-run "$@" --timeout "$tmo" -- \
+		tests/integration/run.sh "$f" 2>&1 | tee "$log"
+	summary_add "$who" "$f (own guest: $*)" "${PIPESTATUS[0]}" "$log"
+}
+
+suite_guests() {
+	local who=$1 res=$2 tmo=$3 own_tmo=$4
+	local opts=() log start
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	log=$(mktemp /tmp/sroce-guests.XXXXXX)
+	rm -rf "$res"
+	mkdir -p "$res"
+	start=$(date +%s)
+	tests/vm/vm-run "${opts[@]}" --timeout "$tmo" --results "$res" \
+		--keep-log "$res/console.log" -- \
+		tests/integration/run.sh "$@" 2>&1 | tee "$log"
+	summary_add "$who" "integration tests" "${PIPESTATUS[0]}" "$log"
+	echo "$who: the suite's guest ran $(($(date +%s) - start)) s"
+	# t-crc: a CPU with PCLMULQDQ (and the SSE4.1 that crc32-pclmul also
+	# uses), so that both CRC implementations are compared.
+	if own_guest_wanted t-crc "$@"; then
+		echo "$who: t-crc on a guest CPU with PCLMULQDQ"
+		own_guest "$who" "$own_tmo" t-crc "$log" "${opts[@]}" \
+			--cpu qemu64,+ssse3,+sse4.1,+sse4.2,+pclmulqdq
+	fi
+	# t-virtio: two virtio-net NICs joined on a QEMU hub.
+	if own_guest_wanted t-virtio "$@"; then
+		echo "$who: t-virtio in a guest with two virtio-net NICs"
+		own_guest "$who" "$own_tmo" t-virtio "$log" "${opts[@]}" \
+			--nic-pair hub
+	fi
+	rm -f "$log"
+}
