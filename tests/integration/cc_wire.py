@@ -405,11 +405,13 @@ def test_timely(rig):
     of a one-packet WRITE for 20 ms, more than T_high (500 us), so the
     rate is cut by b (1 - T_high / rtt), to 20-22 % of line rate for any
     RTT from 20 ms up (a slow guest only lengthens it).  rpg_min_dec_fac
-    0 for it: its default 50 keeps half of the rate per sample."""
+    0 for it: its default 50 keeps half of the rate per sample.  A
+    patient QP: on the debug kernel the held ACK came after the rig's
+    67 ms, the WRITE went again, and a resent packet gives no sample."""
     knob('roce_rp/cc_algo', 'timely')
     dec_fac = knob('roce_rp/rpg_min_dec_fac')
     knob('roce_rp/rpg_min_dec_fac', 0)
-    qp = rig.rc_qp()
+    qp = patient(rig)
     knob('roce_rp/cc_algo', 'dcqcn')  # the QP keeps its algorithm
     algo, line = qp_rate(qp)
     rig.wire.drain()
