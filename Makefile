@@ -131,6 +131,7 @@ install: all
 	install -D -m 0644 provider/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
 	install -D -m 0755 tools/sroce-config $(DESTDIR)$(PREFIX)/sbin/sroce-config
+	install -D -m 0644 Documentation/man/sroce-config.8 $(DESTDIR)$(PREFIX)/share/man/man8/sroce-config.8
 
 # deb: dpkg-buildpackage in a clean copy of the tree (scripts/deb.sh).
 deb:
@@ -143,7 +144,7 @@ check-deb: deb
 
 uninstall:
 	rm -f $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so $(DESTDIR)$(DRIVER_D)/sroce.driver
-	rm -f $(DESTDIR)$(PREFIX)/sbin/sroce-config
+	rm -f $(DESTDIR)$(PREFIX)/sbin/sroce-config $(DESTDIR)$(PREFIX)/share/man/man8/sroce-config.8
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

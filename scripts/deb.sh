@@ -5,6 +5,7 @@
 # dpkg-buildpackage from a clean copy of the tree, into build/deb/:
 #   sroce-dkms_<version>_all.deb
 #   ibverbs-providers-sroce_<version>_amd64.deb
+#   sroce-tools_<version>_all.deb
 # then lintian on them when it is installed.
 #
 # The copy holds what git tracks plus untracked files git does not ignore

@@ -4,7 +4,8 @@
 # t-deb.sh - the Debian packages of `make deb` as a user gets them: apt
 # installs them, DKMS builds sroce.ko for the running kernel, `rdma link
 # add` autoloads it, verbs programs find the provider with no RDMAV_DRIVERS,
-# and apt purge leaves nothing behind.
+# sroce-config (sroce-tools) reads the devices, and apt purge leaves
+# nothing behind.
 #
 # Guest only, with writable /usr (and /lib/modules under --kernel): run it
 # through scripts/check-deb.sh (make check-deb), which boots the guest with
@@ -24,10 +25,10 @@ debs=${SROCE_DEBS:-$SROCE_TOP/build/deb}
 krel=$(uname -r)
 mods=/lib/modules/$krel
 provider=/usr/lib/$(gcc -print-multiarch)/libibverbs/libsroce-rdmav34.so
-pkgs="sroce-dkms ibverbs-providers-sroce"
+pkgs="sroce-dkms ibverbs-providers-sroce sroce-tools"
 export DEBIAN_FRONTEND=noninteractive
 
-ktap_begin 13 "Debian packages: install, DKMS build, autoload, verbs, purge"
+ktap_begin 14 "Debian packages: install, DKMS build, autoload, verbs, purge"
 
 # leftovers: every file of the packages' that is on the system, and every
 # file with sroce in its name that the guest wrote (the overlays' upper
@@ -35,7 +36,8 @@ ktap_begin 13 "Debian packages: install, DKMS build, autoload, verbs, purge"
 leftovers() {
 	local f
 	for f in /usr/src/sroce-* /var/lib/dkms/sroce "$provider" \
-		/etc/libibverbs.d/sroce.driver; do
+		/etc/libibverbs.d/sroce.driver /usr/sbin/sroce-config \
+		/usr/share/man/man8/sroce-config.8.gz; do
 		[ -e "$f" ] && echo "$f"
 	done
 	find "$mods" /run/sroce-overlay/*/upper -iname '*sroce*' 2>/dev/null
@@ -60,22 +62,23 @@ modinfo sroce >/dev/null 2>&1 && left+=" modinfo finds sroce"
 ktap_result "no sroce module, provider or package before" \
 	"$([ -z "$left" ]; echo $?)" "found: $left"
 
-files=$(ls "$debs"/sroce-dkms_*_all.deb "$debs"/ibverbs-providers-sroce_*_amd64.deb 2>/dev/null)
-if [ "$(wc -w <<<"$files")" != 2 ]; then
-	ktap_fail "the two .debs in $debs (make deb)" "$(ls -l "$debs" 2>&1)"
+files=$(ls "$debs"/sroce-dkms_*_all.deb "$debs"/ibverbs-providers-sroce_*_amd64.deb \
+	"$debs"/sroce-tools_*_all.deb 2>/dev/null)
+if [ "$(wc -w <<<"$files")" != 3 ]; then
+	ktap_fail "the three .debs in $debs (make deb)" "$(ls -l "$debs" 2>&1)"
 	ktap_skip_rest "no packages"
 	ktap_done
 fi
-ktap_pass "the two .debs in $debs (make deb)"
+ktap_pass "the three .debs in $debs (make deb)"
 
 # The guest has no network: every dependency is already installed, as it
 # is on a host that ran scripts/deps.sh.
 t0=$SECONDS
-# shellcheck disable=SC2086 # two file names
+# shellcheck disable=SC2086 # three file names
 out=$(apt-get install -y --no-install-recommends $files 2>&1)
 rc=$?
 diag "apt-get install: $((SECONDS - t0)) s"
-ktap_result "apt-get install ./sroce-dkms ./ibverbs-providers-sroce" $rc \
+ktap_result "apt-get install ./sroce-dkms ./ibverbs-providers-sroce ./sroce-tools" $rc \
 	"$(tail -n 40 <<<"$out")"
 
 st=$(dkms status sroce 2>&1)
@@ -109,6 +112,15 @@ PAIR_PORT=18700 run_pair 90 \
 	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p 18700 -n 100 -c" \
 	ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p 18700 -n 100 -c 10.11.0.2"
 ktap_result "ibv_rc_pingpong -c between two namespaces" $? "$pair_out"
+
+# The packaged sroce-config, in ns1: sroce1 and its netdev, with the
+# active MTU that ibv_devinfo reports through the packaged provider.
+out=$(ip netns exec ns1 /usr/sbin/sroce-config show 2>&1)
+ok=1
+grep -q '^\[device sroce1\]' <<<"$out" && grep -q 'active_mtu = [0-9]' <<<"$out" &&
+	[ -e /usr/share/man/man8/sroce-config.8.gz ] && ok=0
+ktap_result "sroce-config show (sroce-tools) reads sroce1, its manual installed" \
+	$ok "$(head -n 40 <<<"$out")"
 
 topo_reset
 modprobe -r sroce_cc_fixed sroce 2>/dev/null
