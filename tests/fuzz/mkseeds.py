@@ -10,7 +10,8 @@
 # mkvec.py, "<name> <hex>" from the IP header through the ICRC - cut to
 # what each target reads.  PFC and congestion control have no captures:
 # their seeds are the frames t-pfc sends and short event sequences in each
-# target's input format (see the fuzz_*.c headers).
+# target's input format (see the fuzz_*.c headers).  The PerfMgmt agent's
+# seeds are the MADs perfquery and ib_core's sysfs send, and broken ones.
 import glob
 import os
 import struct
@@ -132,12 +133,54 @@ def hpcc_seed(algo):
     return s
 
 
+def mad(method, attr, port_select=1, base=1, mclass=0x04, cver=1,
+        tail=b""):
+    """A PerfMgmt MAD (IBA 13.4, 16.1): header, 40 reserved, data."""
+    hdr = struct.pack("!BBBBHHQHHI", base, mclass, cver, method, 0, 0,
+                      0x1234567800000001, attr, 0, 0)
+    data = bytes([0, port_select]) + struct.pack("!H", 0xFFFF) + tail
+    return hdr + bytes(40) + data + bytes(192 - len(data))
+
+
+def pma_ctx(port=1):
+    """Port, then the counters: bytes, packets (tx, rx), errors, drops."""
+    return bytes([port]) + struct.pack("!6Q", 4000, 8003, 11, 22, 3, 5)
+
+
+def pma_seeds():
+    ctx = pma_ctx()
+    big = bytes([1]) + struct.pack("!6Q", 4 * 0xFFFFFFFF + 4, 1 << 62,
+                                   1 << 32, 0xFFFFFFFF, 0x10000, 0xFFFF)
+    seeds = {
+        "cpi-get": mad(0x01, 0x0001, 0) + ctx,
+        "pc-get": mad(0x01, 0x0012) + ctx,
+        "pc-get-sat": mad(0x01, 0x0012) + big,
+        "pce-get": mad(0x01, 0x001D) + ctx,
+        "pce-get-big": mad(0x01, 0x001D) + big,
+        # perfquery -R: Set with all counters selected and zero
+        "pc-set": mad(0x02, 0x0012, tail=bytes(40)) + ctx,
+        "pce-set": mad(0x02, 0x001D) + ctx,
+        "cpi-set": mad(0x02, 0x0001) + ctx,
+        "pc-port2": mad(0x01, 0x0012, 2) + ctx,
+        "pce-allports": mad(0x01, 0x001D, 0xFF) + ctx,
+        "samples-ctl": mad(0x01, 0x0010) + ctx,
+        "cver2": mad(0x01, 0x0012, cver=2) + ctx,
+        "getresp": mad(0x81, 0x0012) + ctx,
+        "trap": mad(0x05, 0x0012) + ctx,
+        "opa": mad(0x01, 0x0012, base=0x80) + ctx,
+        "cm": mad(0x01, 0x0012, mclass=0x07) + ctx,
+        "short": mad(0x01, 0x0012)[:40],
+    }
+    return seeds
+
+
 def main():
     vdir, out = sys.argv[1], sys.argv[2]
     corpora = packet_seeds(vdir)
     corpora["pfc_frame"] = pfc_frame_seeds()
     corpora["pfc_state"] = pfc_state_seeds()
     corpora["cc"] = cc_seeds()
+    corpora["pma"] = pma_seeds()
     for target, seeds in corpora.items():
         d = os.path.join(out, target)
         os.makedirs(d, exist_ok=True)

@@ -39,6 +39,7 @@ max_len() {
 	aeth) echo 32 ;;
 	bth) echo 384 ;;
 	pfc_frame) echo 128 ;;
+	pma) echo 305 ;; # MAD 256, port 1, counters 6 x 8
 	cc | pfc_state) echo 512 ;;
 	*) echo 1100 ;;
 	esac

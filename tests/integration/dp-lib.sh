@@ -14,6 +14,9 @@
 #                             exit 0; output in $pair_out (labelled)
 #   relay_ktap                re-emit a child's KTAP results as our own
 #   perf_nonzero OUT          does perftest output hold a non-zero result?
+#   perf_pair TMO SRV_NS SRV_CMD CLI_NS CLI_CMD
+#                             run_pair of a perftest on the next $port,
+#                             once more if it printed all zeros
 
 DP_TIMEOUT=${DP_TIMEOUT:-120}
 
@@ -170,6 +173,25 @@ perf_nonzero() {
 	awk '$1 ~ /^[0-9]+$/ && NF >= 4 {
 		for (i = 3; i <= NF; i++) if ($i + 0 > 0) f = 1
 	} END { exit !f }' <<<"$1"
+}
+
+# perf_pair TMO SRV_NS SRV_CMD CLI_NS CLI_CMD: run_pair of a perftest
+# server and client on the next port (the caller's $port plus one; @PORT@
+# in the commands stands for it).  When both succeed with an all-zero row
+# (TCG's clock calibration), once more on the next port; only that row is
+# worth a second run, a failure is not repeated.  Succeeds when a run
+# succeeded with a non-zero row; $pair_out and $pair_cout are the last run's.
+perf_pair() {
+	local rc
+	for _ in 1 2; do
+		port=$((port + 1))
+		PAIR_PORT=$port run_pair "$1" "$2" "${3//@PORT@/$port}" \
+			"$4" "${5//@PORT@/$port}"
+		rc=$?
+		[ $rc -eq 0 ] || return $rc
+		perf_nonzero "$pair_cout" && return 0
+	done
+	return 1
 }
 
 # perf_row OUT: the result row of a perftest run (for the log).

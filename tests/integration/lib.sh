@@ -12,6 +12,7 @@
 #   - two_ns_start, the usual first two results of a test on make_two_ns;
 #   - waiting helpers: wait_gid, wait_until, gid_index, ip_to_gid;
 #   - hw_counter, one of a device's port counters;
+#   - the debug kernel: debug_kernel, rounds, $slow (time limits' factor);
 #   - the provider environment: RDMAV_DRIVERS points at the built provider.
 #
 # Every helper is meant for a throw-away guest (tests/vm/vm-run): it changes
@@ -165,17 +166,28 @@ wait_until() {
 	done
 }
 
+# debug_kernel: true on the debug kernel of scripts/check-debug.sh
+# (SROCE_DEBUG_KERNEL), for what a test must do differently there.
+debug_kernel() {
+	[ -n "${SROCE_DEBUG_KERNEL:-}" ]
+}
+
 # rounds N DEBUG_N: how many rounds a loop runs, N, or DEBUG_N on the debug
-# kernel of scripts/check-debug.sh (SROCE_DEBUG_KERNEL), where starting a
-# program takes about a second and an `rdma link add` or delete 7-10 s:
-# there the detectors need the paths, not the repetitions.
+# kernel, where starting a program takes about a second and an `rdma link
+# add` or delete 7-10 s: there the detectors need the paths, not the
+# repetitions.
 rounds() {
-	if [ -n "${SROCE_DEBUG_KERNEL:-}" ]; then
+	if debug_kernel; then
 		echo "$2"
 	else
 		echo "$1"
 	fi
 }
+
+# $slow: the factor of a time limit, 5 on the debug kernel (rping's 1000 x
+# 64 KiB take about 200 s there, five times the stock kernel's), else 1.
+# shellcheck disable=SC2034 # for the test files
+slow=$(rounds 1 5)
 
 # ip_to_gid ADDR: the RoCE v2 GID of an IPv4 or IPv6 address, spelled the
 # way sysfs prints it (8 groups of 4 hex digits).  IPv4 is IPv4-mapped.

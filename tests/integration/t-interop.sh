@@ -62,7 +62,7 @@ batches() {
 # case below on the debug kernel; rxe against rxe does the same).  There
 # the messages are one page short of 1 MiB; still many GSO batches.
 big=1048576
-[ -n "${SROCE_DEBUG_KERNEL:-}" ] && big=$((1048576 - 4096))
+debug_kernel && big=$((1048576 - 4096))
 b0=$(batches)
 pp "RC 1 MiB: rxe server, sroce client" ibv_rc_pingpong rxe $big 5 -c
 # The 1 MiB messages left sroce in UDP GSO batches (tx_batch, auto on a
@@ -83,24 +83,17 @@ pp "UD 512 B: rxe server, sroce client" ibv_ud_pingpong rxe 512 100 -c
 pp "UD 512 B: sroce server, rxe client" ibv_ud_pingpong sroce 512 100 -c
 pp "UC 4096 B: rxe server, sroce client" ibv_uc_pingpong rxe 4096 100 -c
 
-# perf NAME TOOL SRV(rxe|sroce) ARGS: rerun once on all-zero.
+# perf NAME TOOL SRV(rxe|sroce) ARGS: rerun once on all-zero (perf_pair).
 perf() {
 	local name=$1 tool=$2 srv=$3 args=$4 ok
-	local sro="$tool -d sroce3 -x $gsro -F $args"
-	local rxe="$tool -d rxe0 -x $grxe -F $args"
-	for _ in 1 2; do
-		port=$((port + 1))
-		if [ "$srv" = sroce ]; then
-			PAIR_PORT=$port run_pair "$PP_TMO" ns3 "$sro -p $port" \
-				- "$rxe -p $port 10.12.0.2"
-		else
-			PAIR_PORT=$port run_pair "$PP_TMO" - "$rxe -p $port" \
-				ns3 "$sro -p $port 10.12.0.1"
-		fi
-		ok=$?
-		[ $ok -eq 0 ] && perf_nonzero "$pair_cout" && break
-		[ $ok -eq 0 ] && ok=1
-	done
+	local sro="$tool -d sroce3 -x $gsro -F $args -p @PORT@"
+	local rxe="$tool -d rxe0 -x $grxe -F $args -p @PORT@"
+	if [ "$srv" = sroce ]; then
+		perf_pair "$PP_TMO" ns3 "$sro" - "$rxe 10.12.0.2"
+	else
+		perf_pair "$PP_TMO" - "$rxe" ns3 "$sro 10.12.0.1"
+	fi
+	ok=$?
 	if [ $ok -eq 0 ]; then
 		diag "$name: $(perf_row "$pair_cout")"
 		ktap_pass "$name"

@@ -36,10 +36,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/lib.sh"
 . "$here/dp-lib.sh"
 
-# The debug kernel (check-debug.sh) runs rping's 1000 x 64 KiB in about
-# 200 s: five times the stock limits there.
-slow=1
-[ -n "${SROCE_DEBUG_KERNEL:-}" ] && slow=5
+# Five times the stock limits on the debug kernel ($slow, lib.sh).
 CM_TMO=${CM_TIMEOUT:-$((180 * slow))}
 RPING_COUNT=${RPING_COUNT:-1000}
 RPING_SIZES="64 4096 65535"

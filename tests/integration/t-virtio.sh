@@ -123,22 +123,15 @@ pp ibv_srq_pingpong 4096 20 "-q 4"
 
 # bw TOOL SRV_DEV SRV_GID SRV_NS CLI_DEV CLI_GID CLI_NS ADDR: perftest
 # with 1 MiB messages; logs the row and the requester's retransmissions.
-# Rerun once when TCG clock calibration makes it print all-zero results.
+# Rerun once when TCG clock calibration makes it print all-zero results
+# (perf_pair).
 bw() {
-	local tool=$1 r0 r1 ok ctr=req_retransmits
+	local tool=$1 r0 r1 ctr=req_retransmits
 	[[ $5 == rxe* ]] && ctr=completer_retry_err
 	r0=$(hw_counter "$5" $ctr)
-	for _ in 1 2; do
-		port=$((port + 1))
-		PAIR_PORT=$port run_pair "$TMO" "$4" \
-			"$tool -d $2 -x $3 -p $port -F -s 1048576 -n 20" \
-			"$7" "$tool -d $5 -x $6 -p $port -F -s 1048576 -n 20 $8"
-		ok=$?
-		# Only the all-zero row is worth a second run.
-		[ $ok -ne 0 ] || perf_nonzero "$pair_cout" && break
-		ok=1
-	done
-	if [ $ok -eq 0 ]; then
+	if perf_pair "$TMO" "$4" \
+		"$tool -d $2 -x $3 -p @PORT@ -F -s 1048576 -n 20" \
+		"$7" "$tool -d $5 -x $6 -p @PORT@ -F -s 1048576 -n 20 $8"; then
 		r1=$(hw_counter "$5" $ctr)
 		diag "$tool 1 MiB $5 -> $2: $(perf_row "$pair_cout")" \
 			"($ctr of $5: +$((r1 - r0)))"
