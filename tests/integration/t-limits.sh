@@ -42,7 +42,7 @@ ktap_begin $((3 + 5 + 2 * ${#kinds[@]} + 1 + nsz + 1 + ncr + 1)) \
 
 ktap_result "dp_limits and dp_srqresize built (make -C tests/datapath)" \
 	"$([ -n "$lim" ] && [ -n "$sz" ]; echo $?)"
-load_sroce && [ -n "${SROCE_DEBUG_KERNEL:-}" ] &&
+load_sroce && debug_kernel &&
 	set_limits max_pd=2048 max_mr=2048 max_mw=2048 max_cq=2048 \
 		max_srq=512 max_qp=1024 max_ah=2048
 two_ns_start

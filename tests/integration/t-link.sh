@@ -132,7 +132,7 @@ ktap_result "$ncyc x add/delete succeed" $st "$out"
 # cycles, 2026-12-03): there kmemleak, scanned after every file by run.sh,
 # is the leak check.
 slab_tol=2048
-[ -n "${SROCE_DEBUG_KERNEL:-}" ] && slab_tol=$((64 * 1024))
+debug_kernel && slab_tol=$((64 * 1024))
 ktap_result "$ncyc x add/delete leak no device, reference or slab" \
 	"$([ "$devs0" = "$devs1" ] && [ "$ref0" = "$ref1" ] &&
 		[ $((slab1 - slab0)) -lt $slab_tol ]; echo $?)"

@@ -222,7 +222,7 @@ ktap_result "baseline: ibv_rc_pingpong -s $SIZE -n $ITERS --chk on priority 3" $
 # pause).
 echo 10 >"$S1/pfc_speed_mbps"
 xoff_every=1 inj_prio=()
-if [ -n "${SROCE_DEBUG_KERNEL:-}" ]; then
+if debug_kernel; then
 	xoff_every=50 inj_prio=(chrt -f 10)
 fi
 p30=$(hw_counter sroce1 rx_prio3_pause)
@@ -289,7 +289,7 @@ ktap_result "counters: rx_prio3_pause, _duration (the stream's length), _transit
 # only overlapped the receiver's work (held 58 %, goodput unchanged), so
 # there the pause is 300 ms (5850 quanta) every 400 ms.
 gp_quanta=585 gp_every=40
-if [ -n "${SROCE_DEBUG_KERNEL:-}" ]; then
+if debug_kernel; then
 	gp_quanta=5850 gp_every=400
 fi
 gp_run() {
