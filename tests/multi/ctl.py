@@ -10,9 +10,10 @@
 #       bash command run with INIT sourced first (the test helpers); its
 #       output (stdout and stderr) comes back as it is written, then one
 #       last line "__rc=N" with its exit status.  A client that goes away
-#       (killed, or its end closed) takes its command's process group with
-#       it.  The line "__quit" ends the server, as does QUITFILE appearing
-#       (the host's way to end guest A when guest B never came).
+#       (killed, or its end closed) takes its command with it, and all
+#       the command started.  The line "__quit" ends the server, as does
+#       QUITFILE appearing (the host's way to end guest A when guest B
+#       never came).
 #   ctl.py run ADDR PORT CMD
 #       guest B: run CMD in guest A, copy its output to stdout, exit with
 #       its status (255 when the connection broke before the status).
@@ -27,18 +28,39 @@ import threading
 import time
 
 
+def descendants(pid):
+    """PID and every process below it (timeout(1) makes its own group)."""
+    children = {}
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
 def watch_peer(conn, proc):
-    """Kill PROC's process group once the client closes its end."""
+    """Kill PROC and what it started once the client closes its end."""
     try:
         while conn.recv(4096):
             pass
     except OSError:
         pass
     if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for p in descendants(proc.pid):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def serve_one(conn, init):
@@ -90,6 +112,9 @@ def serve(addr, port, init, quitfile):
 
 
 def run(addr, port, cmd):
+    if '\n' in cmd:
+        print('ctl.py: a command is one line', file=sys.stderr)
+        return 2
     deadline = time.monotonic() + 30
     while True:
         try:

@@ -35,6 +35,7 @@
 # SROCE_MULTI_CUT_MS (the short cut, 300).
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+# shellcheck source=tests/multi/lib.sh
 . "$here/lib.sh"
 
 role=${1:-}
@@ -43,12 +44,12 @@ res=${SROCE_RESULTS:-/tmp}
 
 if [ "$role" = a ]; then
 	echo "# guest A: $(uname -r)"
-	if net_up $A && dev_up sroce sroce0 $A; then
+	if net_up "$A" && dev_up sroce sroce0 "$A"; then
 		echo "# guest A: sroce0 on $(nic) ($A)"
 	else
 		echo "# guest A: set-up failed (B sees it)"
 	fi
-	python3 "$here/ctl.py" serve $A $CTL_PORT "$here/lib.sh" "$res/quit"
+	python3 "$here/ctl.py" serve "$A" "$CTL_PORT" "$here/lib.sh" "$res/quit"
 	exit 0
 fi
 [ "$role" = b ] || { echo "usage: guest.sh a|b" >&2; exit 2; }
@@ -57,7 +58,7 @@ fi
 
 # ctl CMD: CMD in guest A (ctl.py run), its output here, its status.
 ctl() {
-	python3 "$here/ctl.py" run $A $CTL_PORT "$1"
+	python3 "$here/ctl.py" run "$A" "$CTL_PORT" "$1"
 }
 
 # ctl_num CMD: the last number CMD printed in guest A.
@@ -90,9 +91,9 @@ xpair() {
 	port=$((port + 1))
 	s=${2//@P@/$port} c=${3//@P@/$port}
 	so=$(mktemp) co=$(mktemp)
-	ctl "timeout $TMO bash -c $(printf %q "$s") & p=\$!
-		if $ready; then echo __ready; else echo __notready; fi
-		wait \$p" >"$so" 2>&1 &
+	# one line: ctl.py sends a command as one
+	ctl "timeout $TMO bash -c $(printf %q "$s") & p=\$!; if $ready; then echo __ready; else echo __notready; fi; wait \$p" \
+		>"$so" 2>&1 &
 	spid=$!
 	wait_until 60 grep -qE '^__(not)?ready' "$so"
 	timeout "$TMO" bash -c "$c" >"$co" 2>&1 &
@@ -161,18 +162,20 @@ timeouts() {
 		$(ctl_num 'hw_counter sroce0 local_ack_timeout_err')))
 }
 
-# started: the client of xpair (output $co) has connected its QP.
+# started: the client of xpair (output $co, line-buffered with stdbuf)
+# has connected its QP.
 started() {
 	wait_until 60 grep -q 'remote address' "$co"
 }
 
 b_up() {
-	net_up $B && dev_up sroce sroce0 $B
+	net_up "$B" && dev_up sroce sroce0 "$B"
 }
 
+# (run by ktap_check, in a subshell: it sets nothing)
 peer_up() {
-	wait_until "${SROCE_MULTI_PEER_WAIT:-600}" ping -c 1 -W 1 $A &&
-		ga=$(ctl_num 'gid_index sroce0 10.16.0.1') && [ -n "$ga" ]
+	wait_until "${SROCE_MULTI_PEER_WAIT:-600}" ping -c 1 -W 1 "$A" &&
+		[ -n "$(ctl_num 'gid_index sroce0 10.16.0.1')" ]
 }
 
 ktap_begin 31 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
@@ -184,7 +187,8 @@ if ! ktap_check "guest B: sroce0 on its NIC ($B)" b_up ||
 	ktap_done
 fi
 diag "guest A: $(ctl 'uname -r' | head -n 1)"
-gb=$(gid_index sroce0 $B)
+ga=$(ctl_num 'gid_index sroce0 10.16.0.1')
+gb=$(gid_index sroce0 "$B")
 devA=sroce0 devB=sroce0
 
 # 1. pingpongs of every QP type, byte-checked
@@ -219,7 +223,7 @@ t0=$(timeouts)
 case_pair "wire cut for $cut_ms ms mid-transfer: ibv_rc_pingpong 1 MiB --chk recovers" \
 	"$READY_TCP" \
 	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 1048576 -n 100 -c" \
-	"ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 1048576 -n 100 -c $A" \
+	"stdbuf -oL ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 1048576 -n 100 -c $A" \
 	'started && sleep 0.5 && host_req "cut $cut_ms"'
 t1=$(timeouts)
 ktap_result "the cut cost retransmit timeouts (local_ack_timeout_err)" \
@@ -240,7 +244,7 @@ long_cut() {
 }
 xpair "$READY_TCP" \
 	"ib_write_bw -d sroce0 -x $ga -p @P@ -F -u 14 -s 65536 -D 40" \
-	"ib_write_bw -d sroce0 -x $gb -p @P@ -F -u 14 -s 65536 -D 40 $A" \
+	"stdbuf -oL ib_write_bw -d sroce0 -x $gb -p @P@ -F -u 14 -s 65536 -D 40 $A" \
 	long_cut
 grep -q 'status 12' <<<"$pair_cout"
 ktap_result "wire cut for long: ib_write_bw fails with RETRY_EXC_ERR (12)" $? \
@@ -255,14 +259,13 @@ case_pair "wire back: ibv_rc_pingpong 64 KiB --chk" "$READY_TCP" \
 	"ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 65536 -n 20 -c $A"
 
 # 4. sroce against rdma_rxe: rxe0 in A, then rxe0 in B
+# (run by ktap_check, in a subshell: the GIDs are read after it)
 rxe_a() {
-	ctl 'dev_swap sroce0 rxe rxe0 10.16.0.1' &&
-		ga=$(ctl_num 'gid_index rxe0 10.16.0.1') && [ -n "$ga" ]
+	ctl 'dev_swap sroce0 rxe rxe0 10.16.0.1'
 }
 rxe_b() {
 	ctl 'dev_swap rxe0 sroce sroce0 10.16.0.1' &&
-		ga=$(ctl_num 'gid_index sroce0 10.16.0.1') && [ -n "$ga" ] &&
-		dev_swap sroce0 rxe rxe0 $B && gb=$(gid_index rxe0 $B)
+		dev_swap sroce0 rxe rxe0 "$B"
 }
 for side in A B; do
 	if [ $side = A ]; then
@@ -272,6 +275,8 @@ for side in A B; do
 		devA=sroce0 devB=rxe0
 		ktap_check "sroce0 in A again, rxe0 in B" rxe_b
 	fi
+	ga=$(ctl_num "gid_index $devA 10.16.0.1")
+	gb=$(gid_index $devB "$B")
 	pp ibv_rc_pingpong 1048576 5
 	bw ib_write_bw
 	bw ib_read_bw

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 #
 # lib.sh - helpers of both guests of tests/multi (guest.sh), and what every
 # command guest B runs in guest A through ctl.py finds defined (ctl.py
@@ -8,11 +8,14 @@
 #   nic                  the guest's one virtio-net netdev
 #   net_up ADDR          that NIC addressed and up, MTU $MTU
 #   dev_up TYPE DEV ADDR rdma link DEV (sroce or rxe) on it, with its GID
-#   dev_swap OLD TYPE NEW ADDR   rdma link OLD replaced by NEW of TYPE
+#   dev_swap OLD TYPE NEW ADDR   rdma link OLD (and its module) replaced
+#                        by NEW of TYPE
 #   cm_listening         an rdma_cm ID listens (rping's server is ready)
 
 multi_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+# shellcheck source=tests/integration/lib.sh
 . "$multi_dir/../integration/lib.sh"
+# shellcheck source=tests/integration/dp-lib.sh
 . "$multi_dir/../integration/dp-lib.sh"
 
 A=10.16.0.1
@@ -47,8 +50,13 @@ dev_up() {
 }
 
 dev_swap() {
-	rdma link delete "$1" && wait_until 10 dev_gone "$1" &&
-		dev_up "$2" "$3" "$4"
+	rdma link delete "$1" && wait_until 10 dev_gone "$1" || return 1
+	# the old driver's UDP 4791 socket of init_net goes with its module
+	case $1 in
+	rxe*) modprobe -r rdma_rxe ;;
+	*) unload_sroce ;;
+	esac
+	dev_up "$2" "$3" "$4"
 }
 
 cm_listening() {
