@@ -178,7 +178,7 @@ peer_up() {
 		[ -n "$(ctl_num 'gid_index sroce0 10.16.0.1')" ]
 }
 
-ktap_begin 31 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
+ktap_begin 33 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
 diag "guest B: $(uname -r)"
 trap 'ctl __quit >/dev/null 2>&1' EXIT
 if ! ktap_check "guest B: sroce0 on its NIC ($B)" b_up ||
@@ -257,6 +257,31 @@ ktap_result "... $((cut_us / 1000)) ms after the cut: no sooner than 8 x 67.1 ms
 case_pair "wire back: ibv_rc_pingpong 64 KiB --chk" "$READY_TCP" \
 	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 65536 -n 20 -c" \
 	"ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 65536 -n 20 -c $A"
+
+# 6. NVMe-oF RDMA: the target in one guest, the host in the other,
+# SROCE_MULTI_NVMF_MIB (64) MiB written, read back and compared, and the
+# target's file compared too; then the other way.
+mib=${SROCE_MULTI_NVMF_MIB:-64}
+nvmf_ab() {
+	local out sum
+	ctl "nvmf_target_up $A $mib" || return 1
+	out=$(nvmf_host_io "$A" "$mib" 2>&1) || { echo "$out"; return 1; }
+	sum=$(tail -n 1 <<<"$out")
+	[ "$(ctl "md5sum <$NVMF_IMG" | head -n 1 | cut -d' ' -f1)" = "$sum" ]
+}
+nvmf_ba() {
+	local out sum
+	nvmf_target_up "$B" "$mib" || return 1
+	out=$(ctl "nvmf_host_io $B $mib" 2>&1) || { echo "$out"; return 1; }
+	sum=$(grep -E '^[0-9a-f]{32}$' <<<"$out" | tail -n 1)
+	[ "$(md5sum <$NVMF_IMG | cut -d' ' -f1)" = "$sum" ]
+}
+ktap_check "NVMe-oF RDMA: target in A, host in B, $mib MiB written, read back, identical on the target" \
+	nvmf_ab
+ctl nvmf_target_down
+ktap_check "NVMe-oF RDMA: target in B, host in A, $mib MiB written, read back, identical on the target" \
+	nvmf_ba
+nvmf_target_down
 
 # 4. sroce against rdma_rxe: rxe0 in A, then rxe0 in B
 # (run by ktap_check, in a subshell: the GIDs are read after it)
