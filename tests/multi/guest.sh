@@ -49,8 +49,8 @@ if [ "$role" = a ]; then
 	else
 		echo "# guest A: set-up failed (B sees it)"
 	fi
-	python3 "$here/ctl.py" serve "$A" "$CTL_PORT" "$here/lib.sh" "$res/quit"
-	exit 0
+	exec python3 "$here/ctl.py" serve "$A" "$CTL_PORT" "$here/lib.sh" \
+		"$res/quit"
 fi
 [ "$role" = b ] || { echo "usage: guest.sh a|b" >&2; exit 2; }
 

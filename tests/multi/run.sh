@@ -26,11 +26,14 @@
 # vm-run status (a kernel splat, a timeout or a guest that died fails);
 # consoles, dmesg and the guests' output in build/multi-results/KA+KB/.
 #
-# Environment: SROCE_GSLOT, a command every guest is started under (a
-# machine's guest-slot limiter, e.g. /work/bin/gslot; a pair holds two
-# slots for its whole run, A's first: B waits for a second slot while A
-# idles); SROCE_MULTI_VM_TIMEOUT (guest B, default 2400 s; A gets 1800 s
-# more, for B's wait for a slot); the SROCE_MULTI_* of guest.sh.
+# Environment: SROCE_GSLOT, a machine's guest-slot limiter (a command
+# that runs its arguments once it holds a slot, e.g. /work/bin/gslot):
+# run.sh then re-runs itself under it twice, nested, so that it holds two
+# slots for all its pairs, one guest in each (the second is waited for
+# while the first is held; slots are not given back between pairs, so a
+# busy machine's other users cannot take one between A and B);
+# SROCE_MULTI_VM_TIMEOUT (per guest, default 2400 s); the SROCE_MULTI_*
+# of guest.sh.
 
 set -u
 
@@ -38,7 +41,11 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 cd "$top" || exit 2
 . scripts/summary.sh
 
-read -ra gslot <<<"${SROCE_GSLOT:-}"
+if [ -n "${SROCE_GSLOT:-}" ] && [ -z "${SROCE_MULTI_SLOTS:-}" ]; then
+	read -ra gslot <<<"$SROCE_GSLOT"
+	export SROCE_MULTI_SLOTS=2
+	exec "${gslot[@]}" "${gslot[@]}" "$top/tests/multi/run.sh" "$@"
+fi
 vm_tmo=${SROCE_MULTI_VM_TIMEOUT:-2400}
 out=$top/build/multi-results
 pass=0
@@ -146,18 +153,17 @@ pair() {
 	port=$(free_tcp_port)
 	t0=$(date +%s)
 	echo "# pair $ka+$kb: guest A ($ka) listens on 127.0.0.1:$port"
-	SROCE_KO=$koa "${gslot[@]}" tests/vm/vm-run \
-		--timeout $((vm_tmo + 1800)) "${oa[@]}" \
+	SROCE_KO=$koa tests/vm/vm-run --timeout "$vm_tmo" "${oa[@]}" \
 		--peer-nic "listen:$port" --monitor "$d/a.mon" \
 		--results "$d/a" --keep-log "$d/a/console.log" -- \
 		tests/multi/guest.sh a >"$d/a.out" 2>&1 &
 	apid=$!
-	# B only once A's qemu runs (holds its slot, listens)
+	# B only once A's qemu runs (listens)
 	while [ ! -S "$d/a.mon" ] && kill -0 $apid 2>/dev/null; do
 		sleep 0.5
 	done
 	echo "# pair $ka+$kb: guest B ($kb) connects"
-	SROCE_KO=$kob "${gslot[@]}" tests/vm/vm-run --timeout "$vm_tmo" \
+	SROCE_KO=$kob tests/vm/vm-run --timeout "$vm_tmo" \
 		"${ob[@]}" --peer-nic "connect:$port" --monitor "$d/b.mon" \
 		--results "$d/b" --keep-log "$d/b/console.log" -- \
 		tests/multi/guest.sh b >"$d/b.out" 2>&1 &
