@@ -8,6 +8,8 @@
 #                   UBSAN, kmemleak, ...), built once from linux-source-6.1
 #   make check-kernel the integration tests on Debian's newest 6.12 kernel
 #                   (bookworm-backports, fetched into ~/.cache/sroce)
+#   make check-multi sroce between two guests joined by a QEMU socket netdev
+#                   (MULTI_PAIRS="6.1+6.1 6.12+6.12 6.1+6.12"; default 6.1+6.1)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
 #   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
@@ -38,7 +40,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc bench-mpi sim check-debug \
-	fuzz check-cc-fabric check-kernel deb check-deb
+	fuzz check-cc-fabric check-kernel deb check-deb check-multi
 
 all: kernel provider
 
@@ -82,6 +84,14 @@ check-kernel: deps
 	$(MAKE) -C tests/datapath
 	scripts/check-kernel.sh $(filter --build-only,$(CHECK_KERNEL_ARGS)) \
 		$(KSERIES) $(filter-out --build-only,$(CHECK_KERNEL_ARGS))
+
+# check-multi: tests/multi/run.sh, two guests per pair of kernels (minutes
+# per pair, so not in make check); MULTI_PAIRS names them, KA+KB each.
+MULTI_PAIRS ?=
+check-multi: deps
+	$(MAKE) all
+	$(MAKE) -C tests/datapath
+	tests/multi/run.sh $(MULTI_PAIRS)
 
 integration: all
 	tests/integration/run.sh

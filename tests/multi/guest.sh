@@ -1,0 +1,310 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh - the guest side of tests/multi/run.sh: two guests, one
+# virtio-net NIC each, joined by a TCP stream between their qemus
+# (vm-run --peer-nic), each with its own kernel.
+#
+#   tests/multi/guest.sh a     guest A: sroce0 on its NIC (10.16.0.1),
+#                              then the remote shell of ctl.py until B
+#                              says quit
+#   tests/multi/guest.sh b     guest B: sroce0 on its NIC (10.16.0.2),
+#                              then every case, as KTAP; servers run in
+#                              A through ctl.py, clients here
+#
+#   guest A                                   guest B
+#   sroce0 / rxe0                             sroce0 / rxe0
+#   eth0 10.16.0.1 --hub--wire==TCP==wire--hub-- eth0 10.16.0.2
+#   ctl.py serve :7000   <------------------  ctl.py run (one per command)
+#   results share                             results share: host-req,
+#                                             host-ack (the link cuts,
+#                                             done by the host's monitor)
+#
+# Why a remote shell: the guests share only the read-only host root, and
+# a fixed order of servers and clients desynchronises at the first case
+# that fails on one side.  Here B alone decides; A runs what it is told,
+# and a server whose client gave up is killed with its connection.
+#
+# The link cuts are the host's (QEMU monitor `set_link wire off`: the
+# wire behind the guest's hub, so both NICs keep their carrier).  B asks
+# for one by writing host-req into its results share and waits for
+# host-ack; run.sh polls for it.
+#
+# Environment: SROCE_MULTI_MTU (default 9000), SROCE_MULTI_PEER_WAIT
+# (seconds B waits for A, default 600), SROCE_MULTI_TMO (per case, 120),
+# SROCE_MULTI_CUT_MS (the short cut, 300).
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+# shellcheck source=tests/multi/lib.sh
+. "$here/lib.sh"
+
+role=${1:-}
+TMO=${SROCE_MULTI_TMO:-120}
+res=${SROCE_RESULTS:-/tmp}
+
+if [ "$role" = a ]; then
+	echo "# guest A: $(uname -r)"
+	if net_up "$A" && dev_up sroce sroce0 "$A"; then
+		echo "# guest A: sroce0 on $(nic) ($A)"
+	else
+		echo "# guest A: set-up failed (B sees it)"
+	fi
+	exec python3 "$here/ctl.py" serve "$A" "$CTL_PORT" "$here/lib.sh" \
+		"$res/quit"
+fi
+[ "$role" = b ] || { echo "usage: guest.sh a|b" >&2; exit 2; }
+
+# --- guest B: the cases ------------------------------------------------------
+
+# ctl CMD: CMD in guest A (ctl.py run), its output here, its status.
+ctl() {
+	python3 "$here/ctl.py" run "$A" "$CTL_PORT" "$1"
+}
+
+# ctl_num CMD: the last number CMD printed in guest A.
+ctl_num() {
+	ctl "$1" 2>/dev/null | grep -E '^[0-9]+$' | tail -n 1
+}
+
+# host_req REQ: ask the host for REQ ("cut MS", "off", "on": the wire's
+# link, run.sh on B's monitor) and wait for its answer; succeed on "ok".
+host_req() {
+	local ack
+	rm -f "$res/host-ack"
+	echo "$1" >"$res/host-req.tmp" && mv "$res/host-req.tmp" "$res/host-req"
+	wait_until 30 test -e "$res/host-ack" || return 1
+	read -r ack <"$res/host-ack"
+	rm -f "$res/host-ack"
+	[ "$ack" = ok ]
+}
+
+port=18800
+READY_TCP='wait_until 20 port_listening - @P@'
+READY_CM='wait_until 20 cm_listening'
+
+# xpair READY "SRV" "CLI" [DURING]: SRV in guest A; once READY succeeds
+# there, CLI here, and DURING here while CLI runs; both under timeout.
+# @P@ in any of them is a fresh port.  Succeeds if both exit 0; output in
+# $pair_out (labelled), the client's in $pair_cout.
+xpair() {
+	local ready=${1//@P@/$((port + 1))} s c so co spid cpid crc src
+	port=$((port + 1))
+	s=${2//@P@/$port} c=${3//@P@/$port}
+	so=$(mktemp) co=$(mktemp)
+	# one line: ctl.py sends a command as one
+	ctl "timeout $TMO bash -c $(printf %q "$s") & p=\$!; if $ready; then echo __ready; else echo __notready; fi; wait \$p" \
+		>"$so" 2>&1 &
+	spid=$!
+	wait_until 60 grep -qE '^__(not)?ready' "$so"
+	timeout "$TMO" bash -c "$c" >"$co" 2>&1 &
+	cpid=$!
+	crc=
+	# DURING may wait for the client itself (and set crc)
+	[ -n "${4:-}" ] && eval "$4"
+	if [ -z "$crc" ]; then
+		wait $cpid
+		crc=$?
+	fi
+	# a client that failed leaves the server waiting: drop it
+	[ $crc -ne 0 ] && { sleep 1; kill $spid 2>/dev/null; }
+	wait $spid
+	src=$?
+	pair_cout=$(cat "$co")
+	pair_out="--- client here (exit $crc): $c
+$(tail -n 15 "$co")
+--- server in A (exit $src): $s
+$(grep -v '^__' "$so" | tail -n 15)"
+	rm -f "$so" "$co"
+	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# case_pair NAME XPAIR-ARGS...: one xpair as one test case.
+case_pair() {
+	local name=$1
+	shift
+	if xpair "$@"; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "$pair_out"
+	fi
+}
+
+# pp TOOL SIZE ITERS [EXTRA]: a pingpong with --chk, server devA in A,
+# client devB here.
+pp() {
+	case_pair "$1 -s $2 --chk ($devA in A, $devB in B)" "$READY_TCP" \
+		"$1 -d $devA -g $ga -p @P@ -s $2 -n $3 -c ${4:-}" \
+		"$1 -d $devB -g $gb -p @P@ -s $2 -n $3 -c ${4:-} $A"
+}
+
+# bw TOOL [ARGS]: perftest (1 MiB unless ARGS), server devA in A, client
+# devB here; rerun once when TCG's clock calibration printed zeros.
+bw() {
+	local tool=$1 args=${2:--s 1048576 -n 20} ok
+	for _ in 1 2; do
+		xpair "$READY_TCP" "$tool -d $devA -x $ga -p @P@ -F $args" \
+			"$tool -d $devB -x $gb -p @P@ -F $args $A"
+		ok=$?
+		[ $ok -ne 0 ] || perf_nonzero "$pair_cout" && break
+		ok=1
+	done
+	if [ $ok -eq 0 ]; then
+		diag "$tool $args $devB -> $devA: $(perf_row "$pair_cout")"
+		ktap_pass "$tool $args ($devA in A, $devB in B)"
+	else
+		ktap_fail "$tool $args ($devA in A, $devB in B)" "$pair_out"
+	fi
+}
+
+# timeouts: local_ack_timeout_err of sroce0 here plus in A.
+timeouts() {
+	echo $(($(hw_counter sroce0 local_ack_timeout_err) +
+		$(ctl_num 'hw_counter sroce0 local_ack_timeout_err')))
+}
+
+# started: the client of xpair (output $co, line-buffered with stdbuf)
+# has connected its QP.
+started() {
+	wait_until 60 grep -q 'remote address' "$co"
+}
+
+b_up() {
+	net_up "$B" && dev_up sroce sroce0 "$B"
+}
+
+# (run by ktap_check, in a subshell: it sets nothing)
+peer_up() {
+	wait_until "${SROCE_MULTI_PEER_WAIT:-600}" ping -c 1 -W 1 "$A" &&
+		[ -n "$(ctl_num 'gid_index sroce0 10.16.0.1')" ]
+}
+
+ktap_begin 33 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
+diag "guest B: $(uname -r)"
+trap 'ctl __quit >/dev/null 2>&1' EXIT
+if ! ktap_check "guest B: sroce0 on its NIC ($B)" b_up ||
+	! ktap_check "guest A reachable, sroce0 there ($A)" peer_up; then
+	ktap_skip_rest "no pair"
+	ktap_done
+fi
+diag "guest A: $(ctl 'uname -r' | head -n 1)"
+ga=$(ctl_num 'gid_index sroce0 10.16.0.1')
+gb=$(gid_index sroce0 "$B")
+devA=sroce0 devB=sroce0
+
+# 1. pingpongs of every QP type, byte-checked
+pp ibv_rc_pingpong 1 200
+pp ibv_rc_pingpong 4096 100
+pp ibv_rc_pingpong 65536 50
+pp ibv_rc_pingpong 1048576 5
+pp ibv_uc_pingpong 1 200
+pp ibv_uc_pingpong 65536 50
+pp ibv_uc_pingpong 1048576 5
+pp ibv_ud_pingpong 1 200
+pp ibv_ud_pingpong 1024 100
+pp ibv_srq_pingpong 1 100 "-q 4"
+pp ibv_srq_pingpong 65536 20 "-q 4"
+
+# 2. perftest
+for t in ib_write_bw ib_read_bw ib_send_bw; do
+	bw $t
+done
+bw ib_atomic_bw "-n 500"
+
+# 3. rdma_cm
+case_pair "rping -V over rdma_cm (A server, B client)" "$READY_CM" \
+	"rping -s -a $A -p @P@ -V -C 50 -S 4096" \
+	"rping -c -a $A -p @P@ -V -C 50 -S 4096"
+
+# 5. the wire cut at the host.  Short: RC recovers by retransmission
+# (ibv_rc_pingpong has timeout 14, 67 ms, and retry_cnt 7: sroce backs
+# off to 4 x 67 ms, so about 27 x 67 ms = 1.8 s of silence are survived).
+cut_ms=${SROCE_MULTI_CUT_MS:-300}
+t0=$(timeouts)
+case_pair "wire cut for $cut_ms ms mid-transfer: ibv_rc_pingpong 1 MiB --chk recovers" \
+	"$READY_TCP" \
+	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 1048576 -n 100 -c" \
+	"stdbuf -oL ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 1048576 -n 100 -c $A" \
+	'started && sleep 0.5 && host_req "cut $cut_ms"'
+t1=$(timeouts)
+ktap_result "the cut cost retransmit timeouts (local_ack_timeout_err)" \
+	"$([ "$t1" -gt "$t0" ]; echo $?)" "local_ack_timeout_err: $t0 -> $t1"
+
+# Long: ib_write_bw (timeout 14: T = 67.1 ms, retry_cnt 7) fails with
+# RETRY_EXC_ERR (status 12), no sooner than (retry_cnt + 1) x T after
+# the cut (IBA C9-140/141), and not hanging (30 s).
+# cut_us: microseconds from the host's "off" to the client's exit.
+long_cut() {
+	local c0
+	started && sleep 1 && host_req off || return
+	c0=${EPOCHREALTIME/./}
+	wait "$cpid"
+	crc=$?
+	cut_us=$((${EPOCHREALTIME/./} - c0))
+	host_req on
+}
+xpair "$READY_TCP" \
+	"ib_write_bw -d sroce0 -x $ga -p @P@ -F -u 14 -s 65536 -D 40" \
+	"stdbuf -oL ib_write_bw -d sroce0 -x $gb -p @P@ -F -u 14 -s 65536 -D 40 $A" \
+	long_cut
+grep -q 'status 12' <<<"$pair_cout"
+ktap_result "wire cut for long: ib_write_bw fails with RETRY_EXC_ERR (12)" $? \
+	"$pair_out"
+min=$((8 * 4096 * 16384 / 1000))
+cut_us=${cut_us:-0}
+ktap_result "... $((cut_us / 1000)) ms after the cut: no sooner than 8 x 67.1 ms, within 30 s" \
+	"$([ "$cut_us" -ge $min ] && [ "$cut_us" -le 30000000 ]; echo $?)" \
+	"bounds $min us .. 30 s"
+case_pair "wire back: ibv_rc_pingpong 64 KiB --chk" "$READY_TCP" \
+	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 65536 -n 20 -c" \
+	"ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 65536 -n 20 -c $A"
+
+# 6. NVMe-oF RDMA: the target in one guest, the host in the other,
+# SROCE_MULTI_NVMF_MIB (64) MiB written, read back and compared, and the
+# target's file compared too; then the other way.
+mib=${SROCE_MULTI_NVMF_MIB:-64}
+nvmf_ab() {
+	local out sum
+	ctl "nvmf_target_up $A $mib" || return 1
+	out=$(nvmf_host_io "$A" "$mib" 2>&1) || { echo "$out"; return 1; }
+	sum=$(tail -n 1 <<<"$out")
+	[ "$(ctl "md5sum <$NVMF_IMG" | head -n 1 | cut -d' ' -f1)" = "$sum" ]
+}
+nvmf_ba() {
+	local out sum
+	nvmf_target_up "$B" "$mib" || return 1
+	out=$(ctl "nvmf_host_io $B $mib" 2>&1) || { echo "$out"; return 1; }
+	sum=$(grep -E '^[0-9a-f]{32}$' <<<"$out" | tail -n 1)
+	[ "$(md5sum <$NVMF_IMG | cut -d' ' -f1)" = "$sum" ]
+}
+ktap_check "NVMe-oF RDMA: target in A, host in B, $mib MiB written, read back, identical on the target" \
+	nvmf_ab
+ctl nvmf_target_down
+ktap_check "NVMe-oF RDMA: target in B, host in A, $mib MiB written, read back, identical on the target" \
+	nvmf_ba
+nvmf_target_down
+
+# 4. sroce against rdma_rxe: rxe0 in A, then rxe0 in B
+# (run by ktap_check, in a subshell: the GIDs are read after it)
+rxe_a() {
+	ctl 'dev_swap sroce0 rxe rxe0 10.16.0.1'
+}
+rxe_b() {
+	ctl 'dev_swap rxe0 sroce sroce0 10.16.0.1' &&
+		dev_swap sroce0 rxe rxe0 "$B"
+}
+for side in A B; do
+	if [ $side = A ]; then
+		devA=rxe0 devB=sroce0
+		ktap_check "rdma_rxe's rxe0 in A instead of sroce0" rxe_a
+	else
+		devA=sroce0 devB=rxe0
+		ktap_check "sroce0 in A again, rxe0 in B" rxe_b
+	fi
+	ga=$(ctl_num "gid_index $devA 10.16.0.1")
+	gb=$(gid_index $devB "$B")
+	pp ibv_rc_pingpong 1048576 5
+	bw ib_write_bw
+	bw ib_read_bw
+done
+
+ktap_done
