@@ -40,10 +40,10 @@ static LIST_HEAD(sroce_cc_algos);
 
 static struct sroce_cc_algo sroce_cc_builtin[] = {
 	{ .ops = &sroce_cc_none_ops },
-	{ .ops = &sroce_cc_dcqcn_ops },
+	{ .ops = &sroce_cc_dcqcn_ops }, /* the default, [1] */
 	{ .ops = &sroce_cc_dctcp_ops },
-	{ .ops = &sroce_cc_timely_ops },
-	{ .ops = &sroce_cc_hpcc_ops },
+	{ .ops = &sroce_cc_timely_ops }, /* RTT samples of the completer */
+	{ .ops = &sroce_cc_hpcc_ops }, /* INT from switches: kernel/int.c */
 };
 
 /* ---- registry ---- */

@@ -71,11 +71,12 @@ void sroce_int_tx_echo(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *r = &qp->resp;
 	struct sroce_bth *bth = (struct sroce_bth *)skb->data;
+	const struct sroce_opcode_info *oi;
 
 	lockdep_assert_held(&r->lock);
-	memcpy(skb->data + sroce_opcode_hdr_len(sroce_opcode_info(
-				   sroce_bth_opcode(bth))),
-	       r->int_echo, r->int_echo_len);
+	oi = sroce_opcode_info(sroce_bth_opcode(bth));
+	memcpy(skb->data + sroce_opcode_hdr_len(oi), r->int_echo,
+	       r->int_echo_len);
 	sroce_bth_set_int(bth, true);
 	r->int_echo_len = 0; /* each request's records go back once */
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_INT_ECHO);

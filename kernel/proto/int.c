@@ -15,7 +15,8 @@ int sroce_int_parse(const void *p, size_t avail, enum sroce_int_type type)
 
 	if (unlikely(avail < SROCE_INT_HDR_LEN))
 		return -EBADMSG;
-	if (unlikely(h->ver_type != sroce_int_ver_type(SROCE_INT_VERSION, type) ||
+	if (unlikely(h->ver_type !=
+			     sroce_int_ver_type(SROCE_INT_VERSION, type) ||
 		     h->resv || h->nhops > SROCE_CC_INT_MAX_HOPS))
 		return -EBADMSG;
 	len = sroce_int_len(h->nhops);

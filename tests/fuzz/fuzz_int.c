@@ -46,8 +46,8 @@ static void add16(u8 *p, u32 n)
 	p[1] = v & 0xff;
 }
 
-static void check_icrc(const u8 *blk, size_t blen, const u8 *pkt,
-		       size_t len, size_t where)
+static void check_icrc(const u8 *blk, size_t blen, const u8 *pkt, size_t len,
+		       size_t where)
 {
 	static u8 with[MAX_PKT + SROCE_INT_MAX_LEN];
 	__le32 want, got;
@@ -63,8 +63,8 @@ static void check_icrc(const u8 *blk, size_t blen, const u8 *pkt,
 	memcpy(with + off + blen, pkt + off, len - off);
 	add16(with + (pkt[0] >> 4 == 6 ? 4 : 2), (u32)blen);
 	add16(with + hl + 4, (u32)blen);
-	FUZZ_ASSERT(!sroce_icrc_compute_less(with, len + blen, off, blen,
-					     &got));
+	FUZZ_ASSERT(
+		!sroce_icrc_compute_less(with, len + blen, off, blen, &got));
 	FUZZ_ASSERT(got == want);
 }
 

@@ -53,8 +53,9 @@ static void int_decode_by_hand(struct ktest *t)
 	struct sroce_cc_int in;
 	u8 buf[SROCE_INT_MAX_LEN];
 
-	KTEST_EXPECT_SEQ(t, sroce_int_parse(two_hops, sizeof(two_hops),
-					    SROCE_INT_COLLECT),
+	KTEST_EXPECT_SEQ(t,
+			 sroce_int_parse(two_hops, sizeof(two_hops),
+					 SROCE_INT_COLLECT),
 			 36);
 	sroce_int_decode(two_hops, &in);
 	KTEST_EXPECT_EQ(t, in.nhops, 2);
@@ -78,17 +79,17 @@ static void int_parse_limits(struct ktest *t)
 	unsigned int n;
 
 	KTEST_EXPECT_SEQ(t, sroce_int_parse(b, 4, SROCE_INT_COLLECT), 4);
-	KTEST_EXPECT_SEQ(t, sroce_int_parse(b, 3, SROCE_INT_COLLECT),
-			 -EBADMSG);
+	KTEST_EXPECT_SEQ(t, sroce_int_parse(b, 3, SROCE_INT_COLLECT), -EBADMSG);
 	KTEST_EXPECT_SEQ(t, sroce_int_parse(b, 4, SROCE_INT_ECHO), -EBADMSG);
 	for (n = 1; n <= 6; n++) {
 		b[1] = n;
-		KTEST_EXPECT_SEQ(t, sroce_int_parse(b, sizeof(b),
-						    SROCE_INT_COLLECT),
-				 n <= 5 ? (int)(4 + 16 * n) : -EBADMSG);
+		KTEST_EXPECT_SEQ(
+			t, sroce_int_parse(b, sizeof(b), SROCE_INT_COLLECT),
+			n <= 5 ? (int)(4 + 16 * n) : -EBADMSG);
 		/* one byte short */
-		KTEST_EXPECT_SEQ(t, sroce_int_parse(b, 4 + 16 * n - 1,
-						    SROCE_INT_COLLECT),
+		KTEST_EXPECT_SEQ(t,
+				 sroce_int_parse(b, 4 + 16 * n - 1,
+						 SROCE_INT_COLLECT),
 				 -EBADMSG);
 	}
 	b[1] = 1;
@@ -175,18 +176,15 @@ static void int_icrc_uncovered(struct ktest *t)
 	sroce_deth_set_srcqp((void *)(pkt + 40), 0x123);
 	memcpy(pkt + 48, two_hops, sizeof(two_hops));
 	memcpy(pkt + 48 + 36, "hello", 5);
-	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc),
-			 0);
+	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc), 0);
 	KTEST_EXPECT(t, !memcmp(&icrc, want_icrc, 4));
 	/* a switch's record changes nothing */
 	pkt[48 + 10] ^= 0xff;
-	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc),
-			 0);
+	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc), 0);
 	KTEST_EXPECT(t, !memcmp(&icrc, want_icrc, 4));
 	/* the payload does */
 	pkt[48 + 36] ^= 1;
-	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc),
-			 0);
+	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 48, 36, &icrc), 0);
 	KTEST_EXPECT(t, memcmp(&icrc, want_icrc, 4));
 	/* the block must lie after the BTH and within the packet */
 	KTEST_EXPECT_SEQ(t, sroce_icrc_compute_less(pkt, 92, 30, 4, &icrc),
@@ -196,10 +194,8 @@ static void int_icrc_uncovered(struct ktest *t)
 }
 
 static const struct ktest_case int_cases[] = {
-	KTEST_CASE(int_bth_bits),
-	KTEST_CASE(int_decode_by_hand),
-	KTEST_CASE(int_parse_limits),
-	KTEST_CASE(int_round_trip),
+	KTEST_CASE(int_bth_bits),	KTEST_CASE(int_decode_by_hand),
+	KTEST_CASE(int_parse_limits),	KTEST_CASE(int_round_trip),
 	KTEST_CASE(int_icrc_uncovered),
 };
 
