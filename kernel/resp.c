@@ -848,6 +848,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	r->drop_msg = false;
 	r->in_msg = 0;
 	r->unacked = 0;
+	r->int_echo_len = 0; /* no INT of the last connection's requests */
 	r->wqe_valid = false;
 	r->offset = 0;
 	r->wr_resid = 0;
