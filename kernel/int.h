@@ -68,11 +68,15 @@ void sroce_int_tx_echo(struct sroce_qp *qp, struct sk_buff *skb);
  */
 void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb);
 
-/* Requester: a request packet's BTH asks for INT if the algorithm uses it. */
+/*
+ * Requester: a request packet's BTH asks for INT if the algorithm uses it
+ * and ACKs can bring it back (RC).
+ */
 static inline void sroce_int_tx_req(const struct sroce_qp *qp,
 				    struct sroce_bth *bth)
 {
-	if (unlikely(qp->cc.algo->ops->on_int))
+	if (unlikely(qp->cc.algo->ops->on_int) &&
+	    qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_bth_set_int_req(bth, true);
 }
 
