@@ -91,11 +91,11 @@ enum sroce_counter {
 	SROCE_CNT_RP_CNP_HANDLED,
 	/* CNPs ignored: unknown QP, RP disabled or CC none (mlx5 name). */
 	SROCE_CNT_RP_CNP_IGNORED,
-	/* INT blocks (HPCC, int.c) from the peer handed to the algorithm. */
+	/* INT (HPCC, int.c) from the peer: to the algorithm, or to echo. */
 	SROCE_CNT_RX_INT,
-	/* Dropped: a packet with the INT bit and a bad block. */
+	/* Dropped: a packet with the INT bit and a bad block (or not RC). */
 	SROCE_CNT_RX_INT_MALFORMED,
-	/* INT blocks of a QP whose algorithm reads none, or RP disabled. */
+	/* INT in ACKs of a QP whose algorithm reads none, or RP disabled. */
 	SROCE_CNT_RX_INT_IGNORED,
 	/* ACKs that echoed a request's INT block. */
 	SROCE_CNT_TX_INT_ECHO,

@@ -75,8 +75,7 @@ void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb);
 static inline void sroce_int_tx_req(const struct sroce_qp *qp,
 				    struct sroce_bth *bth)
 {
-	if (unlikely(qp->cc.algo->ops->on_int) &&
-	    qp->ibqp.qp_type == IB_QPT_RC)
+	if (unlikely(qp->cc.algo->ops->on_int) && qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_bth_set_int_req(bth, true);
 }
 
