@@ -37,12 +37,24 @@ enum sroce_counter sroce_int_rx_parse(struct sk_buff *skb,
 				      const struct sroce_opcode_info *info,
 				      u32 hdrlen, u32 len, u32 *int_len);
 
-/* Bytes of the INT block of a packet that went through sroce_recv(). */
-static inline u32 sroce_rx_int_len(struct sk_buff *skb)
+/*
+ * Bytes of the INT block of a parsed packet whose BTH is @bth (0 without
+ * the INT bit: one branch for every other packet).
+ */
+static inline u32 sroce_rx_int_len_at(struct sk_buff *skb,
+				      const struct sroce_bth *bth)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 
+	if (likely(!sroce_bth_int(bth)))
+		return 0;
 	return cb->hdrlen - sroce_opcode_hdr_len(cb->info);
+}
+
+/* The same for a packet that went through sroce_recv() (data at BTH). */
+static inline u32 sroce_rx_int_len(struct sk_buff *skb)
+{
+	return sroce_rx_int_len_at(skb, sroce_rx_bth(skb));
 }
 
 /*

@@ -191,15 +191,16 @@ static enum sroce_counter sroce_recv_verify(struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	const struct sroce_bth *bth;
-	u32 int_len = sroce_rx_int_len(skb);
+	u32 int_len;
 
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	int_len = sroce_rx_int_len_at(skb, bth);
 	if (unlikely(!sroce_recv_icrc_ok(skb, skb->len - SROCE_UDP_HLEN,
 					 SROCE_UDP_HLEN + cb->hdrlen - int_len,
 					 int_len)))
 		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
 
 	/* IBA C9-42 with one partition: accept full and limited members. */
-	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=
 		     SROCE_PKEY_BASE_MASK))
 		return SROCE_CNT_RX_DROP_BAD_PKEY;
