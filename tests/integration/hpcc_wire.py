@@ -252,13 +252,15 @@ def test_echo(rig, qp, psn, who):
     raw = b.get('raw', b'')
     icrc_ok = bool(raw) and \
         rc.icrc(strip_int(raw, 28 + 16, len(want))[:-4], 20) == raw[-4:]
+    time.sleep(0.1)  # hw_counters are cached for 10 ms
+    landed = rig.mr.read(len(data), 1024) == data
+    d = counter('tx_int_echoed') - echoed
     check(who + ' responder: a WRITE with INT lands; its ACK echoes the records '
           '(INT bit, echo block after the AETH, tx_int_echoed +1)',
           b.get('opcode') == rc.RC_ACK and b.get('psn') == psn and
-          b.get('int') and rest[4:] == want and
-          rig.mr.read(len(data), 1024) == data and
-          counter('tx_int_echoed') - echoed == 1,
-          (b.get('opcode'), b.get('int'), rest[4:].hex(), want.hex()))
+          b.get('int') and rest[4:] == want and landed and d == 1,
+          (b.get('opcode'), b.get('psn'), b.get('int'), landed, d,
+           rest[4:].hex(), want.hex()))
     check(who + ' responder: the echo ACK\'s ICRC is that of the ACK without it',
           icrc_ok, raw.hex())
     # the next ACK carries no echo: each request's records go back once
