@@ -40,9 +40,10 @@ static LIST_HEAD(sroce_cc_algos);
 
 static struct sroce_cc_algo sroce_cc_builtin[] = {
 	{ .ops = &sroce_cc_none_ops },
-	{ .ops = &sroce_cc_dcqcn_ops },
+	{ .ops = &sroce_cc_dcqcn_ops }, /* the default, [1] */
 	{ .ops = &sroce_cc_dctcp_ops },
-	{ .ops = &sroce_cc_timely_ops },
+	{ .ops = &sroce_cc_timely_ops }, /* RTT samples of the completer */
+	{ .ops = &sroce_cc_hpcc_ops }, /* INT from switches: kernel/int.c */
 };
 
 /* ---- registry ---- */
@@ -417,6 +418,30 @@ void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn)
 	sroce_cc_ack(cc->algo->ops, &cc->st, &p, &cc->edt, now, rtt, 0);
 	sroce_cc_after(qp, old);
 	spin_unlock_irqrestore(&cc->lock, flags);
+}
+
+/* ---- telemetry (on_int: HPCC, int.c) ---- */
+
+bool sroce_cc_int_ack(struct sroce_qp *qp, u64 ack_seq, u64 snd_nxt,
+		      const struct sroce_cc_int *t)
+{
+	struct sroce_qp_cc *cc = &qp->cc;
+	struct sroce_cc_params p;
+	unsigned long flags;
+	u64 now, old;
+
+	lockdep_assert_held(&qp->req.lock);
+	if (!(READ_ONCE(qp->sdev->cc->rp_enable) & BIT(sroce_ecn_qp_prio(qp))))
+		return false;
+	sroce_cc_params_of(qp, &p);
+	spin_lock_irqsave(&cc->lock, flags);
+	now = ktime_get_ns();
+	old = cc->st.rate;
+	sroce_cc_telemetry(cc->algo->ops, &cc->st, &p, &cc->edt, now, ack_seq,
+			   snd_nxt, t);
+	sroce_cc_after(qp, old);
+	spin_unlock_irqrestore(&cc->lock, flags);
+	return true;
 }
 
 /* ---- reaction point ---- */

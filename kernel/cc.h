@@ -151,6 +151,14 @@ static inline void sroce_cc_rtt_acked(struct sroce_qp *qp,
 		sroce_cc_rtt_acked_slow(qp, una_psn);
 }
 
+/*
+ * The completer: a response from the peer carried INT @t (int.c), for an
+ * algorithm with on_int; @ack_seq and @snd_nxt as on_int wants them.
+ * false if the RP is disabled for the QP's priority.  req.lock held.
+ */
+bool sroce_cc_int_ack(struct sroce_qp *qp, u64 ack_seq, u64 snd_nxt,
+		      const struct sroce_cc_int *t);
+
 /* Receive path: a CNP (recv.c; softirq, RCU held).  Consumes @skb. */
 void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb);
 

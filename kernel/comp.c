@@ -28,6 +28,7 @@
 #include "device.h"
 #include "ecn.h"
 #include "fr.h"
+#include "int.h"
 #include "mem.h"
 #include "pfc.h"
 #include "proto/hdr.h"
@@ -885,6 +886,9 @@ static void sroce_comp_rx_locked(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
 		goto unlock;
 	}
+	/* From the peer, in the window, handled: HPCC's telemetry. */
+	if (unlikely(sroce_rx_int_len(skb)))
+		sroce_int_rx_resp(qp, skb);
 unlock:
 	consume_skb(skb);
 }

@@ -91,6 +91,14 @@ enum sroce_counter {
 	SROCE_CNT_RP_CNP_HANDLED,
 	/* CNPs ignored: unknown QP, RP disabled or CC none (mlx5 name). */
 	SROCE_CNT_RP_CNP_IGNORED,
+	/* INT (HPCC, int.c) from the peer: to the algorithm, or to echo. */
+	SROCE_CNT_RX_INT,
+	/* Dropped: a packet with the INT bit and a bad block (or not RC). */
+	SROCE_CNT_RX_INT_MALFORMED,
+	/* INT in ACKs of a QP whose algorithm reads none, or RP disabled. */
+	SROCE_CNT_RX_INT_IGNORED,
+	/* ACKs that echoed a request's INT block. */
+	SROCE_CNT_TX_INT_ECHO,
 	/* Responder: duplicate requests (mlx5 name). */
 	SROCE_CNT_DUPLICATE_REQUEST,
 	/* Responder: requests after a PSN gap (mlx5 name). */

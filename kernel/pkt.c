@@ -36,6 +36,7 @@
 #include "counters.h"
 #include "device.h"
 #include "ecn.h"
+#include "int.h"
 #include "net.h"
 #include "pfc.h"
 #include "pkt.h"
@@ -140,7 +141,12 @@ static int sroce_pkt_icrc(struct sk_buff *skb)
 	__le32 icrc;
 	int err;
 
-	err = sroce_icrc_compute(skb->data, len, &icrc);
+	/* an INT echo is not covered (int.h) */
+	if (unlikely(sroce_bth_int((const void *)(skb_transport_header(skb) +
+						  sizeof(struct udphdr)))))
+		err = sroce_int_tx_icrc(skb, &icrc);
+	else
+		err = sroce_icrc_compute(skb->data, len, &icrc);
 	if (unlikely(err))
 		return err;
 	memcpy(skb->data + len, &icrc, sizeof(icrc));

@@ -29,6 +29,7 @@
 #include "comp.h"
 #include "counters.h"
 #include "device.h"
+#include "int.h"
 #include "mcast.h"
 #include "proto/hdr.h"
 #include "proto/icrc.h"
@@ -44,38 +45,53 @@
 /* Low 15 bits of the default P_Key; the membership bit is ignored. */
 #define SROCE_PKEY_BASE_MASK 0x7fffU
 
-/*
- * Verify the ICRC of a packet whose BTH..ICRC is @len bytes after the UDP
- * header at skb->data, hashing the fragments in place.
- */
-static bool sroce_recv_icrc_ok(struct sk_buff *skb, u32 len)
+/* Hash bytes [@from, @to) of @skb into @ic, fragments in place. */
+static bool sroce_recv_icrc_hash(struct sk_buff *skb, struct sroce_icrc *ic,
+				 u32 from, u32 to)
 {
-	const u8 *iph = skb_network_header(skb);
-	u32 pre = skb->data - iph; /* IP header bytes */
-	u32 from = SROCE_UDP_HLEN + SROCE_BTH_LEN;
-	u32 to = SROCE_UDP_HLEN + len - SROCE_ICRC_LEN;
 	struct skb_seq_state st;
-	struct sroce_icrc ic;
-	__le32 wire, *p;
 	const u8 *data;
 	u32 done = 0;
 	u32 n;
-	int hashed;
-
-	hashed = sroce_icrc_begin(&ic, iph, pre + skb_headlen(skb));
-	/* IPv6 extension headers or a bad IP header: not RoCE v2. */
-	if (unlikely(hashed < 0 || hashed != pre + from))
-		return false;
 
 	/* skb_seq_read() hands out whole blocks: clip them at @to. */
 	skb_prepare_seq_read(skb, from, to, &st);
 	while (done < to - from && (n = skb_seq_read(done, &data, &st))) {
 		n = min(n, to - from - done);
-		sroce_icrc_update(&ic, data, n);
+		sroce_icrc_update(ic, data, n);
 		done += n;
 	}
 	skb_abort_seq_read(&st);
-	if (unlikely(done != to - from))
+	return done == to - from;
+}
+
+/*
+ * Verify the ICRC of a packet whose BTH..ICRC is @len bytes after the UDP
+ * header at skb->data, hashing the fragments in place.  An INT block of
+ * @int_len bytes at @int_off (from skb->data) is not covered (int.h).
+ */
+static bool sroce_recv_icrc_ok(struct sk_buff *skb, u32 len, u32 int_off,
+			       u32 int_len)
+{
+	const u8 *iph = skb_network_header(skb);
+	u32 pre = skb->data - iph; /* IP header bytes */
+	u32 from = SROCE_UDP_HLEN + SROCE_BTH_LEN;
+	u32 to = SROCE_UDP_HLEN + len - SROCE_ICRC_LEN;
+	struct sroce_icrc ic;
+	__le32 wire, *p;
+	int hashed;
+
+	hashed = sroce_icrc_begin_less(&ic, iph, pre + skb_headlen(skb),
+				       int_len);
+	/* IPv6 extension headers or a bad IP header: not RoCE v2. */
+	if (unlikely(hashed < 0 || hashed != pre + from))
+		return false;
+	if (unlikely(int_len)) {
+		if (!sroce_recv_icrc_hash(skb, &ic, from, int_off))
+			return false;
+		from = int_off + int_len;
+	}
+	if (unlikely(!sroce_recv_icrc_hash(skb, &ic, from, to)))
 		return false;
 
 	p = skb_header_pointer(skb, to, sizeof(wire), &wire);
@@ -123,8 +139,9 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 					   struct sroce_rx_cb *cb)
 {
 	const struct sroce_opcode_info *info;
+	enum sroce_counter drop;
 	const struct sroce_bth *bth;
-	u32 len, hdrlen;
+	u32 len, hdrlen, int_len = 0;
 	int paylen;
 
 	if (unlikely(skb->len <
@@ -145,14 +162,21 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 
 	len = skb->len - SROCE_UDP_HLEN;
-	paylen = sroce_opcode_payload_len(info, bth, len);
+	/* HPCC's INT: a block between the headers and the payload (int.h) */
+	if (unlikely(sroce_bth_int(bth))) {
+		drop = sroce_int_rx_parse(skb, info, hdrlen, len, &int_len);
+		if (drop != SROCE_CNT_MAX)
+			return drop;
+		bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	}
+	paylen = sroce_opcode_payload_len(info, bth, len - int_len);
 	if (unlikely(paylen < 0))
 		return SROCE_CNT_RX_DROP_MALFORMED;
 
 	cb->info = info;
 	cb->opcode = sroce_bth_opcode(bth);
 	cb->psn = sroce_bth_psn(bth);
-	cb->hdrlen = hdrlen;
+	cb->hdrlen = hdrlen + int_len; /* the payload follows the block */
 	cb->paylen = paylen;
 	sroce_recv_ip(skb, cb);
 	return SROCE_CNT_MAX;
@@ -167,12 +191,16 @@ static enum sroce_counter sroce_recv_verify(struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	const struct sroce_bth *bth;
+	u32 int_len;
 
-	if (unlikely(!sroce_recv_icrc_ok(skb, skb->len - SROCE_UDP_HLEN)))
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	int_len = sroce_rx_int_len_at(skb, bth);
+	if (unlikely(!sroce_recv_icrc_ok(skb, skb->len - SROCE_UDP_HLEN,
+					 SROCE_UDP_HLEN + cb->hdrlen - int_len,
+					 int_len)))
 		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
 
 	/* IBA C9-42 with one partition: accept full and limited members. */
-	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=
 		     SROCE_PKEY_BASE_MASK))
 		return SROCE_CNT_RX_DROP_BAD_PKEY;

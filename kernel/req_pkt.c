@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "device.h"
 #include "fr.h"
+#include "int.h"
 #include "mem.h"
 #include "pkt.h"
 #include "proto/opcode.h"
@@ -264,6 +265,7 @@ static bool sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	}
 	sroce_bth_init(bth, opcode, se, sroce_bth_pad_for(paylen),
 		       SROCE_DEFAULT_PKEY, dqpn, ackreq, psn);
+	sroce_int_tx_req(qp, bth);
 	sroce_req_fill_ext(qp, swqe, oi, bth, last);
 	return ackreq;
 }

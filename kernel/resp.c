@@ -32,6 +32,7 @@
 #include "device.h"
 #include "ecn.h"
 #include "fr.h"
+#include "int.h"
 #include "mcast.h"
 #include "mem.h"
 #include "mr.h"
@@ -82,12 +83,15 @@ void sroce_resp_snapshot(struct sroce_qp *qp, struct sroce_resp_ctx *c)
 void sroce_resp_send_aeth(struct sroce_resp_ctx *c, u32 psn, u8 syndrome)
 {
 	struct sroce_qp *qp = c->qp;
+	u32 echo = sroce_int_echo_len(qp);
 	struct sroce_aeth *aeth;
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&qp->resp.lock);
 
-	skb = sroce_pkt_alloc(c->sdev, &c->av, SROCE_OP_RC_ACK, 0, GFP_ATOMIC);
+	/* An INT echo (int.h) takes the place of a payload, 4-byte aligned. */
+	skb = sroce_pkt_alloc(c->sdev, &c->av, SROCE_OP_RC_ACK, echo,
+			      GFP_ATOMIC);
 	if (unlikely(!skb))
 		return; /* counted; the requester retries */
 	sroce_bth_init(sroce_rx_bth(skb), SROCE_OP_RC_ACK, false, 0,
@@ -95,6 +99,8 @@ void sroce_resp_send_aeth(struct sroce_resp_ctx *c, u32 psn, u8 syndrome)
 	aeth = (struct sroce_aeth *)(skb->data + SROCE_BTH_LEN);
 	sroce_aeth_set_syndrome(aeth, syndrome);
 	sroce_aeth_set_msn(aeth, qp->resp.msn);
+	if (unlikely(echo))
+		sroce_int_tx_echo(qp, skb);
 	sroce_counter_inc(c->sdev, SROCE_CNT_RESP_ACKS);
 	sroce_pkt_xmit(c->sdev, &c->av, sroce_qp_sport(qp), skb);
 }
@@ -781,6 +787,9 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
+		/* from the peer: its ports' records go back in the ACK */
+		if (unlikely(sroce_rx_int_len(skb)))
+			sroce_int_rx_req(qp, skb);
 		sroce_resp_rc(&c, skb);
 		break;
 	case IB_QPT_UC:
@@ -839,6 +848,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	r->drop_msg = false;
 	r->in_msg = 0;
 	r->unacked = 0;
+	r->int_echo_len = 0; /* no INT of the last connection's requests */
 	r->wqe_valid = false;
 	r->offset = 0;
 	r->wr_resid = 0;

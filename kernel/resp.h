@@ -99,6 +99,13 @@ struct sroce_resp {
 	u32 rd_send; /* entry whose response is being sent */
 	u32 rd_off; /* bytes of rd[rd_send]'s READ already sent */
 
+	/*
+	 * INT of the newest request that carried a block (kernel/int.c),
+	 * as the echo the next ACK carries; int_echo_len 0 = none.
+	 */
+	u8 int_echo_len;
+	u8 int_echo[84]; /* SROCE_INT_MAX_LEN (int.c checks) */
+
 	bool ack_pending; /* an ACK waits for the responses above */
 	u32 ack_psn; /* PSN that ACK carries */
 	/*

@@ -196,8 +196,9 @@ extern const struct sroce_cc_ops sroce_cc_fixed_ops;
 /* RTT-based (on_ack); in sroce.ko once the requester feeds RTT samples. */
 extern const struct sroce_cc_ops sroce_cc_timely_ops;
 /*
- * INT-based (on_int).  Not in sroce.ko: the datapath does not parse INT,
- * so only tests/ and tools/ccsim build and feed it.
+ * INT-based (on_int): in sroce.ko, fed by the completer with the INT that
+ * ACKs echo (kernel/int.c; it needs switches that stamp it), in tools/ccsim
+ * by its simulated switches.
  */
 extern const struct sroce_cc_ops sroce_cc_hpcc_ops;
 

@@ -69,6 +69,48 @@ static void sroce_icrc_mask(u8 *buf, size_t iphlen)
 	bth[4] = 0xff; /* FECN, BECN, resv6a */
 }
 
+/* Take @less from a 16-bit big-endian length at @p (INT: int.h). */
+static void sroce_icrc_len_less(u8 *p, u32 less)
+{
+	u16 v = (u16)((p[0] << 8) | p[1]) - (u16)less;
+
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+/**
+ * sroce_icrc_begin_less() - sroce_icrc_begin() of a packet that carries
+ * @less bytes the ICRC does not cover (an INT block, int.h)
+ * @ic: state to initialise
+ * @iph: first byte of the IP header
+ * @len: bytes readable at @iph (at least the IP, UDP and BT headers)
+ * @less: bytes taken off the IPv4 total length (IPv6 payload length) and
+ *	the UDP length before they are hashed; the caller skips the bytes
+ *
+ * Return: as sroce_icrc_begin().
+ */
+int sroce_icrc_begin_less(struct sroce_icrc *ic, const void *iph, size_t len,
+			  u32 less)
+{
+	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff };
+	u8 buf[SROCE_ICRC_MAX_PREFIX];
+	size_t iphlen = sroce_icrc_iphlen(iph, len);
+	size_t n = iphlen + UDP_HLEN + SROCE_BTH_LEN;
+
+	if (unlikely(!iphlen || len < n))
+		return -EINVAL;
+	memcpy(buf, iph, n);
+	if (less) {
+		sroce_icrc_len_less(buf + (buf[0] >> 4 == 6 ? 4 : 2), less);
+		sroce_icrc_len_less(buf + iphlen + 4, less);
+	}
+	sroce_icrc_mask(buf, iphlen);
+	ic->crc = sroce_crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
+	ic->crc = sroce_crc32_le(ic->crc, buf, n);
+	return n;
+}
+
 /**
  * sroce_icrc_begin() - start an ICRC over the IP, UDP and BT headers
  * @ic: state to initialise
@@ -81,19 +123,36 @@ static void sroce_icrc_mask(u8 *buf, size_t iphlen)
  */
 int sroce_icrc_begin(struct sroce_icrc *ic, const void *iph, size_t len)
 {
-	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
-					0xff, 0xff, 0xff, 0xff };
-	u8 buf[SROCE_ICRC_MAX_PREFIX];
-	size_t iphlen = sroce_icrc_iphlen(iph, len);
-	size_t n = iphlen + UDP_HLEN + SROCE_BTH_LEN;
+	return sroce_icrc_begin_less(ic, iph, len, 0);
+}
 
-	if (unlikely(!iphlen || len < n))
+/**
+ * sroce_icrc_compute_less() - ICRC of a contiguous packet that carries
+ * @skip bytes at @off the ICRC does not cover (an INT block)
+ * @iph: first byte of the IP header
+ * @len: bytes from the IP header through the pad, without the ICRC
+ * @off: offset of the uncovered bytes from @iph, after the BTH
+ * @skip: their number
+ * @icrc: where to store the ICRC as it goes on the wire
+ *
+ * Return: 0, or -EINVAL if the headers do not parse within @len or the
+ * uncovered bytes do not lie after the BTH within @len.
+ */
+int sroce_icrc_compute_less(const void *iph, size_t len, size_t off,
+			    size_t skip, __le32 *icrc)
+{
+	const u8 *b = iph;
+	struct sroce_icrc ic;
+	int n = sroce_icrc_begin_less(&ic, iph, len, (u32)skip);
+
+	if (unlikely(n < 0))
+		return n;
+	if (unlikely(off < (size_t)n || off > len || skip > len - off))
 		return -EINVAL;
-	memcpy(buf, iph, n);
-	sroce_icrc_mask(buf, iphlen);
-	ic->crc = sroce_crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
-	ic->crc = sroce_crc32_le(ic->crc, buf, n);
-	return n;
+	sroce_icrc_update(&ic, b + n, off - n);
+	sroce_icrc_update(&ic, b + off + skip, len - off - skip);
+	*icrc = sroce_icrc_final(&ic);
+	return 0;
 }
 
 /**

@@ -31,6 +31,16 @@ struct sroce_icrc {
 #define SROCE_ICRC_MAX_PREFIX (60 + 8 + 12)
 
 int sroce_icrc_begin(struct sroce_icrc *ic, const void *iph, size_t len);
+/*
+ * An INT block (int.h) is not covered: the ICRC is that of the packet
+ * without it.  begin_less() hashes the prefix with @less bytes taken off
+ * the IP and UDP lengths (the caller then skips the block's bytes);
+ * compute_less() does it all for a contiguous packet.
+ */
+int sroce_icrc_begin_less(struct sroce_icrc *ic, const void *iph, size_t len,
+			  u32 less);
+int sroce_icrc_compute_less(const void *iph, size_t len, size_t off,
+			    size_t skip, __le32 *icrc);
 
 static inline void sroce_icrc_update(struct sroce_icrc *ic, const void *p,
 				     size_t len)

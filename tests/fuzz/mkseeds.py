@@ -5,7 +5,7 @@
 #
 #   mkseeds.py VECTOR_DIR OUT_DIR      (OUT_DIR/<target>/<seed>)
 #
-# The packet targets (icrc, opcode, bth, aeth) start from the packets of
+# The packet targets (icrc, opcode, bth, aeth, int) start from the packets of
 # tests/unit/vectors/*.txt - captured from rdma_rxe and hand-made by
 # mkvec.py, "<name> <hex>" from the IP header through the ICRC - cut to
 # what each target reads.  PFC and congestion control have no captures:
@@ -34,9 +34,15 @@ def iphlen(pkt):
 
 AETH_OPS = {0x0D, 0x0F, 0x10, 0x11, 0x12}
 
+# fuzz_int: a version 1 collect block of two records (qlen, tx_bytes,
+# ts, Mb/s), the newest first (kernel/proto/int.h)
+INT_TWO_HOPS = b"\x11\x02\x00\x00" + \
+    struct.pack("!IIII", 4096, 65536, 1000, 10000) + \
+    struct.pack("!IIII", 0, 0xFFFFFFFF, 0x80000001, 100000)
+
 
 def packet_seeds(vdir):
-    out = {"icrc": {}, "opcode": {}, "bth": {}, "aeth": {}}
+    out = {"icrc": {}, "opcode": {}, "bth": {}, "aeth": {}, "int": {}}
     for name, pkt in vectors(vdir):
         bth = pkt[iphlen(pkt) + 8:]
         # icrc: split, flip position, flip, masked values; IP .. pad
@@ -44,6 +50,9 @@ def packet_seeds(vdir):
                                   b"\xff\xff\x00\x01\x80\x00\xff\x00")):
             out["icrc"]["%s-%d" % (name, i)] = ctrl + pkt[:-4]
         out["opcode"][name] = bth
+        # int: where, block length, a two-hop collect block, IP .. pad
+        out["int"][name] = b"\x02" + bytes([len(INT_TWO_HOPS)]) + \
+            INT_TWO_HOPS + pkt[:-4]
         out["bth"][name] = bth
         if bth[0] in AETH_OPS:
             aeth = bth[12:16]

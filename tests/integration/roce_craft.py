@@ -185,6 +185,10 @@ class Wire:
                          'ackreq': bool(apsn >> 31), 'icrc_ok': good,
                          'sport': struct.unpack('!H', p[ihl:ihl + 2])[0],
                          'tos': p[1], 'becn': bool(qpw & 0x40000000),
+                         # HPCC's INT marker bits (kernel/proto/int.h)
+                         'int_req': bool(qpw & 0x20000000),
+                         'int': bool(qpw & 0x10000000),
+                         'raw': bytes(p),  # IP header .. ICRC
                          'time': when},
                         t[12:-4]))
         return out

@@ -107,7 +107,7 @@ good_writes() {
 ktap_check "writes in range read back; flavour loads its defaults" good_writes
 
 algos() {
-	expect_knob $rp/available_cc_algos "none dcqcn dctcp timely" &&
+	expect_knob $rp/available_cc_algos "none dcqcn dctcp timely hpcc" &&
 		echo dctcp >$rp/cc_algo && expect_knob $rp/cc_algo dctcp &&
 		echo timely >$rp/cc_algo && expect_knob $rp/cc_algo timely &&
 		echo none >$rp/cc_algo && expect_knob $rp/cc_algo none &&

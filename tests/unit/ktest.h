@@ -51,6 +51,7 @@ extern const struct ktest_suite pfc_suite;
 extern const struct ktest_suite dcqcn_suite;
 extern const struct ktest_suite timely_suite;
 extern const struct ktest_suite hpcc_suite;
+extern const struct ktest_suite int_suite;
 extern const struct ktest_suite pma_suite;
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,

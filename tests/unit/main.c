@@ -15,7 +15,7 @@
 static const struct ktest_suite *const suites[] = {
 	&crc32_suite,  &hdr_suite,  &aeth_suite, &opcode_suite,
 	&psn_suite,    &icrc_suite, &pfc_suite,	 &dcqcn_suite,
-	&timely_suite, &hpcc_suite, &pma_suite,
+	&timely_suite, &hpcc_suite, &int_suite,	 &pma_suite,
 };
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
