@@ -10,6 +10,8 @@
 #                   (bookworm-backports, fetched into ~/.cache/sroce)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench-profile  perf profiles of both in one guest boot
+#                   (Documentation/performance.rst)
 #   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
 #                   rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
@@ -38,6 +40,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc bench-mpi sim check-debug \
+	bench-profile \
 	fuzz check-cc-fabric check-kernel deb check-deb
 
 all: kernel provider
@@ -97,6 +100,10 @@ bench: deps
 bench-cc: deps
 	$(MAKE) all
 	bench/cc.sh
+
+bench-profile: deps
+	$(MAKE) all
+	bench/profile.sh
 
 bench-mpi: deps
 	$(MAKE) all
