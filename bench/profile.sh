@@ -62,6 +62,17 @@ prof_roles() {
 		if (s ~ /^(default_idle|cpuidle|do_idle|native_safe_halt|pv_native_safe_halt)/) return "idle"
 		return ""
 	}
+	# print the n largest entries of a (symbol -> samples), emptying it
+	function top(a, n,    j, b, m, ms) {
+		for (j = 0; j < n; j++) {
+			m = 0; ms = ""
+			for (b in a) if (a[b] > m) { m = a[b]; ms = b }
+			if (ms == "") break
+			printf " %s %.1f", ms, 100 * m / total
+			delete a[ms]
+		}
+		printf "\n"
+	}
 	function flush() {
 		if (!have) return
 		r = role
@@ -97,46 +108,24 @@ prof_roles() {
 			r = order[i]
 			if (!n[r]) continue
 			printf "  %-10s %5.1f %%  top symbols:", r, 100 * n[r] / total
-			# the 6 largest symbols of the role
 			delete best
 			for (k in sym) {
 				split(k, kk, SUBSEP)
 				if (kk[1] == r) best[kk[2]] = sym[k]
 			}
-			for (j = 0; j < 6; j++) {
-				m = 0; ms = ""
-				for (b in best) if (best[b] > m) { m = best[b]; ms = b }
-				if (ms == "") break
-				printf " %s %.1f", ms, 100 * m / total
-				delete best[ms]
-			}
-			printf "\n"
+			top(best, 6)
 		}
 		printf "  spinlock waiters:"
-		for (j = 0; j < 5; j++) {
-			m = 0; ms = ""
-			for (b in waiter) if (waiter[b] > m) { m = waiter[b]; ms = b }
-			if (ms == "") break
-			printf " %s %.1f", ms, 100 * m / total
-			delete waiter[ms]
-		}
-		printf "\n"
+		top(waiter, 5)
 		printf "  top symbols overall:"
-		for (j = 0; j < 15; j++) {
-			m = 0; ms = ""
-			for (b in allsym) if (allsym[b] > m) { m = allsym[b]; ms = b }
-			if (ms == "") break
-			printf " %s %.1f", ms, 100 * m / total
-			delete allsym[ms]
-		}
-		printf "\n"
+		top(allsym, 15)
 	}'
 }
 
 # prof_one SERVER_NS CLIENT_NS DEV_S DEV_C IP_S IP_C TOOL SIZE
 prof_one() {
 	local nss=$1 nsc=$2 ds=$3 dc=$4 ips=$5 ipc=$6 tool=$7 size=$8
-	local gs gc n args ps=() pc=() try line
+	local gs gc n args ps=() pc=() line
 	gs=$(gid_index "$ds" "$ips") && gc=$(gid_index "$dc" "$ipc") || return 1
 	[ -n "$nss" ] && ps=(ip netns exec "$nss")
 	[ -n "$nsc" ] && pc=(ip netns exec "$nsc")
@@ -155,7 +144,7 @@ prof_one() {
 		rec=()
 		[ $mode = perf ] && rec=(perf record -q -a -g -e cpu-clock \
 			-F "$freq" -o /tmp/prof.data --)
-		for try in 1 2 3; do
+		for _ in 1 2 3; do
 			"${ps[@]}" timeout 120 "$tool" -d "$ds" -x "$gs" \
 				"${args[@]}" >/tmp/prof-srv.log 2>&1 &
 			sleep 1.5
@@ -168,6 +157,8 @@ prof_one() {
 			line=
 		done
 		echo "  perftest ($mode): $line"
+		[ -z "$line" ] && tail -n 3 /tmp/prof-cli.log /tmp/prof-srv.log |
+			sed 's/^/  # /'
 	done
 	perf script -i /tmp/prof.data -F comm,ip,sym 2>/dev/null | prof_roles
 }
