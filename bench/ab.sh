@@ -10,7 +10,11 @@
 #                       provider) into build/ab-base/, then boots the guest;
 #                       SROCE_BENCH_* select rows as for bench/run.sh;
 #                       SROCE_AB_PROFILE=1 first runs bench/profile.sh for
-#                       each build too.
+#                       each build too; SROCE_AB_RUNS="base new" leaves
+#                       the second base run out; SROCE_AB_TESTS="t-..."
+#                       runs those integration test files first, in the
+#                       same boot (with SROCE_AB_TEST_KO, default the
+#                       tree's module), so one guest slot does both.
 #
 # Results: bench/results/<stamp>-{base,new,base2}.{md,csv} (and prof-*.txt),
 # each headed by the commit it measured.
@@ -25,11 +29,11 @@ if [ -z "${SROCE_VM:-}" ]; then
 	rm -rf "$base" && mkdir -p "$base" || exit 2
 	git -C "$top" archive "$rev" Kbuild kernel include provider |
 		tar -x -C "$base" || exit 2
-	make -C "$KDIR" M="$base" modules >"$base/build.log" 2>&1 &&
-		make -C "$base/provider" >>"$base/build.log" 2>&1 || {
+	if ! make -C "$KDIR" M="$base" modules >"$base/build.log" 2>&1 ||
+		! make -C "$base/provider" >>"$base/build.log" 2>&1; then
 		tail -n 20 "$base/build.log"
 		exit 2
-	}
+	fi
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	res=$(mktemp -d /tmp/sroce-ab.XXXXXX)
 	SROCE_AB_BASE=$base SROCE_AB_BASE_REV=$(git -C "$top" rev-parse --short "$rev") \
@@ -69,7 +73,20 @@ Measured: sroce $4 ($1 of bench/ab.sh)." "$out/bench.md"
 	unload_sroce
 }
 
+if [ -n "${SROCE_AB_TESTS:-}" ]; then
+	# shellcheck disable=SC2086 # a list of file names
+	SROCE_KO=${SROCE_AB_TEST_KO:-$top/kernel/sroce.ko} \
+		"$top/tests/integration/run.sh" $SROCE_AB_TESTS
+	echo "# ab: tests exit $?"
+	topo_reset
+	unload_sroce
+fi
 b=$SROCE_AB_BASE
-run_build base "$b/kernel/sroce.ko" "$b/provider/libsroce" "$SROCE_AB_BASE_REV"
-run_build new "$top/kernel/sroce.ko" "$top/provider/libsroce" "$SROCE_AB_NEW_REV"
-run_build base2 "$b/kernel/sroce.ko" "$b/provider/libsroce" "$SROCE_AB_BASE_REV"
+for run in ${SROCE_AB_RUNS:-base new base2}; do
+	case $run in
+	new) run_build new "$top/kernel/sroce.ko" "$top/provider/libsroce" \
+		"$SROCE_AB_NEW_REV" ;;
+	*) run_build "$run" "$b/kernel/sroce.ko" "$b/provider/libsroce" \
+		"$SROCE_AB_BASE_REV" ;;
+	esac
+done
