@@ -40,10 +40,7 @@
 #include "task.h"
 #include "testhook.h"
 
-/*
- * Responses one sroce_comp_unlock() processes, and turns it takes for WQEs
- * posted without a doorbell, before it defers to the work.
- */
+/* Responses one sroce_comp_unlock() processes before it defers. */
 #define SROCE_COMP_BACKLOG_BUDGET 16
 
 /* Shortest RNR wait we honour, whatever the NAK says. */
@@ -764,15 +761,6 @@ void sroce_req_flush(struct sroce_qp *qp)
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
 	req->rnr_wait = false;
-	/*
-	 * A doorbell skipped on an sq_busy set in RTS is not run in ERR: the
-	 * clear (no holder sets it again outside RTS) and a full fence
-	 * before the read of prod below make this flush see its WQEs.
-	 */
-	if (qp->user) {
-		WRITE_ONCE(qp->sq.queue.hdr->sq_busy, 0);
-		smp_mb(); /* the clear before the read of prod (above) */
-	}
 	/* Pull in everything posted, header only: wr_id and opcode. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->user && sroce_queue_peer_prod(&qp->sq.queue) < 0)
@@ -913,8 +901,6 @@ static void __sroce_comp_unlock(struct sroce_qp *qp, bool in_post)
 		bool run = xchg(&req->kick, 0);
 
 		lockdep_assert_held(&req->lock);
-		/* Until sroce_req_db_idle() below, doorbells may be skipped. */
-		sroce_req_db_busy(qp);
 		while (budget && (skb = skb_dequeue(&req->backlog))) {
 			sroce_comp_rx_locked(qp, skb);
 			budget--;
@@ -928,20 +914,6 @@ static void __sroce_comp_unlock(struct sroce_qp *qp, bool in_post)
 			sroce_req_after_unlock_post(qp);
 		else
 			sroce_req_after_unlock(qp);
-		/*
-		 * The CQEs just posted made the application post again, maybe
-		 * without a doorbell: those WQEs are a kick.  Only after them,
-		 * so that the posts they cause find sq_busy still set.
-		 */
-		if (sroce_req_db_idle(qp)) {
-			WRITE_ONCE(req->kick, 1);
-			/*
-			 * A producer that keeps posting keeps this loop
-			 * going: the budget bounds it, then the work runs.
-			 */
-			if (budget)
-				budget--;
-		}
 		/*
 		 * The unlock before the look; pairs with sroce_comp_rx() and
 		 * sroce_req_run().

@@ -43,7 +43,6 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_COMP_DROP_BAD] = { .name = "comp_drop_invalid" },
 	[SROCE_CNT_REQ_WORK_RUNS] = { .name = "req_work_runs" },
 	[SROCE_CNT_REQ_TX_CPU_WAIT] = { .name = "req_tx_cpu_wait" },
-	[SROCE_CNT_REQ_DB_ELIDED] = { .name = "req_db_elided" },
 	[SROCE_CNT_RX_ICRC_ENCAPSULATED] = { .name = "rx_icrc_encapsulated" },
 	[SROCE_CNT_RX_DROP_BAD_PKEY] = { .name = "rx_drop_bad_pkey" },
 	[SROCE_CNT_RX_DROP_QP_TYPE] = { .name = "rx_drop_qp_type" },

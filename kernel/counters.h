@@ -64,8 +64,6 @@ enum sroce_counter {
 	SROCE_CNT_REQ_WORK_RUNS,
 	/* Requester: a CPU left sending to the QP's transmit CPU. */
 	SROCE_CNT_REQ_TX_CPU_WAIT,
-	/* Requester: runs for WQEs posted while sq_busy was set. */
-	SROCE_CNT_REQ_DB_ELIDED,
 	/* ---- data path, RECEIVE side (R) ---- */
 	/* Dropped: bad ICRC (mlx5 name). */
 	SROCE_CNT_RX_ICRC_ENCAPSULATED,

@@ -131,7 +131,6 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->fetched = start;
 	req->done = start;
 	req->posted = start;
-	WRITE_ONCE(req->db_prod, start);
 	req->rd_inflight = 0;
 	req->pkts_since_ackreq = 0;
 	req->tail_unreq = false;
@@ -225,41 +224,6 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	sroce_req_handoff(qp);
 }
 
-/* ---- doorbell elision (sroce-abi.h, SROCE_SQ_BUSY) ---- */
-
-void sroce_req_db_busy(struct sroce_qp *qp)
-{
-	lockdep_assert_held(&qp->req.lock);
-	if (qp->user && qp->req.state == IB_QPS_RTS)
-		WRITE_ONCE(qp->sq.queue.hdr->sq_busy, SROCE_SQ_BUSY);
-}
-
-/*
- * Why this is enough: the provider stores prod, fences, loads sq_busy; we
- * store 0 to sq_busy, fence, load prod.  A provider that read BUSY read a
- * holder's store that precedes that holder's own clear, so the holder's
- * load of prod after its clear sees the new WQEs.  Clears by other holders
- * only make more producers ring.  Runs without req.lock: two holders may
- * both see a change and both kick, which costs one empty run.
- */
-bool sroce_req_db_idle(struct sroce_qp *qp)
-{
-	struct sroce_req *req = &qp->req;
-	u32 prod;
-
-	if (!qp->user)
-		return false;
-	WRITE_ONCE(qp->sq.queue.hdr->sq_busy, 0);
-	/* The clear before the look at prod; pairs with the provider's fence. */
-	smp_mb();
-	prod = READ_ONCE(qp->sq.queue.hdr->prod);
-	if (prod == READ_ONCE(req->db_prod))
-		return false;
-	WRITE_ONCE(req->db_prod, prod);
-	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_DB_ELIDED);
-	return true;
-}
-
 /* ---- fetching WQEs out of the ring ---- */
 
 /* True when a WQE is posted beyond req.fetched (reads the producer). */
@@ -283,7 +247,6 @@ static bool sroce_req_more_posted(struct sroce_qp *qp)
 	}
 	prod = q->prod;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	WRITE_ONCE(qp->req.db_prod, prod);
 	if (unlikely(n < 0)) {
 		/* User space published an impossible index. */
 		sroce_req_fatal(qp, qp->req.fetched, IB_WC_LOC_QP_OP_ERR);

@@ -153,13 +153,6 @@ struct sroce_req {
 	 */
 	u32 psn_max;
 	u32 next, fetched, done, posted; /* see the top of this file */
-	/*
-	 * Doorbell elision (sroce_req_db_idle()): the user SQ's prod as last
-	 * looked at, by the requester (req.lock held) or by a holder at the
-	 * end of its turn (after it let go: READ_ONCE/WRITE_ONCE).  A stale
-	 * value costs one more run of the requester, never a missed WQE.
-	 */
-	u32 db_prod;
 	u32 rd_inflight; /* READ/atomic requests awaiting responses */
 	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
 	/*
@@ -275,19 +268,6 @@ void sroce_req_run_wait(struct sroce_qp *qp);
  */
 void sroce_req_run_post(struct sroce_qp *qp);
 void sroce_req_run_locked(struct sroce_qp *qp);
-
-/*
- * Doorbell elision (sroce-abi.h, SROCE_SQ_BUSY), user QPs only.
- * sroce_req_db_busy(): a holder of req.lock starts its turn (RTS only; in
- * any other state the holder would not do a skipped doorbell's work, such
- * as the flush in ERR).  sroce_req_db_idle(): the same holder ends it,
- * after it let go of req.lock and posted its CQEs (sroce_comp_unlock());
- * true when WQEs were published since the requester last looked, whose
- * doorbells may have been skipped: the caller kicks the requester.
- * sroce_req_flush() clears sq_busy too, before it reads prod.
- */
-void sroce_req_db_busy(struct sroce_qp *qp);
-bool sroce_req_db_idle(struct sroce_qp *qp);
 
 /* ERR: complete every outstanding send WQE with IB_WC_WR_FLUSH_ERR (comp.c). */
 void sroce_req_flush(struct sroce_qp *qp);

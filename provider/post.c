@@ -30,7 +30,6 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "post.h"
-#include "sroce.h"
 #include "verbs.h"
 
 /* ibv_sge and sroce_sge are the same three fields: SGEs are copied as is. */
@@ -101,13 +100,6 @@ int sroce_sq_doorbell(struct ibv_qp *ibqp)
 	};
 	ssize_t n;
 
-	/*
-	 * Doorbell elision: the kernel is running this QP's requester and
-	 * will read prod again before it stops (sroce-abi.h).
-	 */
-	if (to_sctx(ibqp->context)->db_elision &&
-	    sroce_queue_sq_busy(&to_sqp(ibqp)->sq))
-		return 0;
 	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
 	if (n == (ssize_t)sizeof(cmd))
 		return 0;

@@ -15,11 +15,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
 
-/*
- * Ring the SQ doorbell (no lock needed), after the WQEs are published;
- * skipped while the kernel says it will look at prod again (sq_busy,
- * sroce-abi.h).  0 or a positive errno.
- */
+/* Ring the SQ doorbell (no lock needed); 0 or a positive errno. */
 int sroce_sq_doorbell(struct ibv_qp *ibqp);
 /* May send WRs be posted to a QP in @state (IBA 10.3.1)? */
 bool sroce_sq_state_ok(enum ibv_qp_state state);

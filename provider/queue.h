@@ -56,9 +56,6 @@ static_assert(offsetof(struct sroce_ring_hdr, prod) == SROCE_RING_CACHELINE,
 	      "sroce_ring_hdr.prod");
 static_assert(offsetof(struct sroce_ring_hdr, cons) == 2 * SROCE_RING_CACHELINE,
 	      "sroce_ring_hdr.cons");
-static_assert(offsetof(struct sroce_ring_hdr, sq_busy) ==
-		      2 * SROCE_RING_CACHELINE + 4,
-	      "sroce_ring_hdr.sq_busy");
 static_assert(sizeof(struct sroce_ring_hdr) == 3 * SROCE_RING_CACHELINE,
 	      "sroce_ring_hdr size");
 
@@ -122,20 +119,6 @@ static inline bool sroce_queue_in_error(struct sroce_queue *q)
 	return atomic_load_explicit((_Atomic uint32_t *)&q->hdr->flags,
 				    memory_order_acquire) &
 	       SROCE_RING_F_ERROR;
-}
-
-/*
- * SQ producer, after sroce_queue_prod_advance(), no lock needed: may the
- * doorbell be skipped (doorbell elision, sroce-abi.h)?  The seq_cst fence
- * orders the store of prod before the load of sq_busy; it pairs with the
- * kernel's full fence between its clear of sq_busy and its load of prod,
- * so that either the kernel sees our WQEs or we see sq_busy clear.
- */
-static inline bool sroce_queue_sq_busy(struct sroce_queue *q)
-{
-	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load_explicit((_Atomic uint32_t *)&q->hdr->sq_busy,
-				    memory_order_relaxed) == SROCE_SQ_BUSY;
 }
 
 /* ---- Producer side (SQ: caller holds qp->sq_lock; RQ: qp->rq_lock) ---- */

@@ -155,16 +155,6 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.resize_cq = sroce_resize_cq,
 };
 
-/* An environment switch: "0" turns it off, anything else (or unset) @def. */
-static bool sroce_env_flag(const char *name, bool def)
-{
-	const char *v = getenv(name);
-
-	if (!v || !*v)
-		return def;
-	return strcmp(v, "0") != 0;
-}
-
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd, void *private_data)
 {
@@ -197,7 +187,6 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 	sctx->abi_version = resp.drv.abi_version;
-	sctx->db_elision = sroce_env_flag("SROCE_DB_ELISION", true);
 
 	verbs_set_ops(&sctx->vctx, &sroce_ctx_ops);
 	return &sctx->vctx;

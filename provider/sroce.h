@@ -32,11 +32,6 @@ struct sroce_context {
 	 */
 	struct verbs_context vctx;
 	uint32_t abi_version; /* from sroce_alloc_context_resp */
-	/*
-	 * Skip the SQ doorbell while the kernel's sq_busy is set (sroce-abi.h);
-	 * environment SROCE_DB_ELISION=0 turns it off.  Set once, at open.
-	 */
-	bool db_elision;
 };
 static_assert(offsetof(struct sroce_context, vctx) == 0,
 	      "sroce_context.vctx must be first");

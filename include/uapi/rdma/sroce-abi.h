@@ -60,25 +60,8 @@ struct sroce_ring_hdr {
 	__u32 reserved1[15];
 	/* Line 2: consumer index, written only by the consumer. */
 	__u32 cons;
-	/*
-	 * SQ only, written only by the kernel (the SQ's consumer):
-	 * SROCE_SQ_BUSY while a kernel context runs the requester and will
-	 * read prod again before it stops (doorbell elision, below).
-	 */
-	__u32 sq_busy;
-	__u32 reserved2[14];
+	__u32 reserved2[15];
 };
-
-/*
- * Doorbell elision.  A producer that published WQEs (store-release of
- * prod), then issued a full fence and then read sq_busy as SROCE_SQ_BUSY
- * may skip the doorbell: the kernel clears sq_busy, issues a full fence
- * and reads prod before its requester stops, so either it sees the new
- * prod (and sends the WQEs) or the producer sees sq_busy clear (and rings
- * the doorbell).  The kernel sets it only in RTS.  A producer that never
- * reads it (an older provider) always rings, which is always correct.
- */
-#define SROCE_SQ_BUSY 1U
 
 /* Set by the kernel when the owning object is in error (e.g. QP flushed). */
 #define SROCE_RING_F_ERROR (1U << 0)
