@@ -12,6 +12,8 @@
 #                   (MULTI_PAIRS="6.1+6.1 6.12+6.12 6.1+6.12"; default 6.1+6.1)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench-profile  perf profiles of both in one guest boot
+#                   (Documentation/performance.rst)
 #   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
 #                   rdma_rxe in one guest boot
 #   make bench-cc   congestion control under incast (none, dcqcn mlx/paper)
@@ -40,6 +42,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc bench-mpi sim check-debug \
+	bench-profile \
 	fuzz check-cc-fabric check-kernel deb check-deb check-multi
 
 all: kernel provider
@@ -107,6 +110,10 @@ bench: deps
 bench-cc: deps
 	$(MAKE) all
 	bench/cc.sh
+
+bench-profile: deps
+	$(MAKE) all
+	bench/profile.sh
 
 bench-mpi: deps
 	$(MAKE) all
