@@ -514,7 +514,9 @@ ffail=$(awk '$4 != 0 { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
 last_end=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
 diag "faults survived:$fdiag (total $nf, $ffail left the fabric broken)"
 [ -s $W/faults.log ] && diag "$(tail -n 5 $W/faults.log)"
-need=$((DUR - QUIET > 3 * EVERY ? 6 : 1))
+# Every kind once needs a round of six faults, the slow ones (nsdel,
+# devdel) taking a few times EVERY.
+need=$((DUR - QUIET >= 12 * EVERY ? 6 : 1))
 ktap_result "faults injected ($nf, at least $need kinds), every one repaired" \
 	"$([ "$nf" -ge "$need" ] && [ "$ffail" -eq 0 ] &&
 		[ "$(awk '{ print $3 }' $W/faults | sort -u | wc -l)" -ge "$need" ]
