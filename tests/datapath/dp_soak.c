@@ -239,7 +239,7 @@ static long long now_ms(void)
 static void wait_wc(struct sk_side *s, uint64_t wr_id, struct ibv_wc *wc)
 {
 	long long end = now_ms() + SK_WAIT_MS;
-	int n;
+	int n, idle = 0;
 
 	for (;;) {
 		n = ibv_poll_cq(s->cq, 1, wc);
@@ -260,6 +260,9 @@ static void wait_wc(struct sk_side *s, uint64_t wr_id, struct ibv_wc *wc)
 			return;
 		}
 		check_async();
+		/* Spin a little, then yield: five workers share two CPUs. */
+		if (++idle > 200)
+			usleep(200);
 		if (now_ms() > end)
 			finish(3,
 			       "hang: no completion of wr_id %#llx on %s in %d ms",
