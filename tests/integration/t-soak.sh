@@ -95,6 +95,13 @@ dev_up() {
 	wait_gid sroce$1 10.11.0.$1 20
 }
 
+# veth_gone: neither veth end nor device is left (the old namespace's
+# cleanup runs after its last process has gone).
+veth_gone() {
+	! ip -n ns1 link show v1 && ! ip -n ns2 link show v2 &&
+		dev_gone sroce1 && dev_gone sroce2
+}
+
 # ns_rebuild: ns1/ns2, the veth, the addresses and both devices as
 # make_two_ns made them, whichever of them the namespace deletion took.
 ns_rebuild() {
@@ -104,8 +111,7 @@ ns_rebuild() {
 		ip netns add ns$i && ip -n ns$i link set lo up || return 1
 	done
 	# The veth goes with the namespace cleanup, the devices with it.
-	wait_until 30 sh -c '! ip -n ns1 link show v1 && [ ! -e /sys/class/infiniband/sroce1 ] && [ ! -e /sys/class/infiniband/sroce2 ]' ||
-		return 1
+	wait_until 30 veth_gone || return 1
 	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1
 	for i in 1 2; do
 		ip -n ns$i addr add 10.11.0.$i/24 dev v$i &&
