@@ -112,13 +112,7 @@ ns_rebuild() {
 	done
 	# The veth goes with the namespace cleanup, the devices with it.
 	wait_until 30 veth_gone || return 1
-	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1
-	for i in 1 2; do
-		ip -n ns$i addr add 10.11.0.$i/24 dev v$i &&
-			ip -n ns$i -6 addr add fd00::$i/64 dev v$i nodad &&
-			ip -n ns$i link set v$i up || return 1
-	done
-	dev_up 1 && dev_up 2
+	two_ns_veth && dev_up 1 && dev_up 2
 }
 
 # --- the fault injector -------------------------------------------------------------
@@ -309,33 +303,21 @@ record() {
 # --- workers ------------------------------------------------------------------------
 
 # pair WORKER KIND OPS READY PORT SRV_CMD CLI_CMD: one client/server run
-# (server in ns2, client in ns1), judged.  READY: tcp (TCP PORT listens
-# in ns2) or cm (an rdma_cm ID listens on PORT).
+# (server in ns2, client in ns1; run_pair of dp-lib.sh), judged.  READY:
+# tcp (TCP PORT listens in ns2) or cm (an rdma_cm ID listens on PORT).
 pair() {
-	local w=$1 kind=$2 ops=$3 ready=$4 port=$5 s0 s1 t0 spid crc src
-	local sf=$W/$w.srv cf=$W/$w.cli
+	local w=$1 kind=$2 ops=$3 port=$5 s0 s1 t0 rc=0 f=$W/$1.out
 	read -r s0 <$W/fseq
 	t0=$EPOCHSECONDS
-	# shellcheck disable=SC2086 # commands
-	ip netns exec ns2 timeout -k 2 $RUN_TMO $6 >"$sf" 2>&1 &
-	spid=$!
-	if [ "$ready" = tcp ]; then
-		wait_until 10 port_listening ns2 "$port"
+	if [ "$4" = cm ]; then
+		PAIR_READY="cm_listening $port" PAIR_READY_S=10 \
+			run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
 	else
-		wait_until 10 cm_listening "$port"
+		PAIR_PORT=$port run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
 	fi
-	# shellcheck disable=SC2086
-	ip netns exec ns1 timeout -k 2 $RUN_TMO $7 >"$cf" 2>&1
-	crc=$?
-	if [ $crc -ne 0 ]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid"
-	src=$?
 	read -r s1 <$W/fseq
-	[ $crc -eq 0 ] && crc=$src
-	record "$w" "$kind" "$t0" "$crc" "$s0" "$s1" "$ops" "$cf" "$sf"
+	echo "$pair_out" >"$f"
+	record "$w" "$kind" "$t0" "$rc" "$s0" "$s1" "$ops" "$f"
 }
 
 cm_listening() {
@@ -379,33 +361,30 @@ w_verbs() {
 	done
 }
 
-w_rcpp() {
-	RANDOM=$((SEED + 3))
-	local port=20000 n size
+# w_pingpong WORKER RC|UD PORT0 MAXSHIFT: ibv_rc_pingpong or
+# ibv_ud_pingpong --chk runs of random sizes (UD: at most the smallest
+# active MTU's payload, 1024).
+w_pingpong() {
+	local w=$1 t=ibv_${2,,}_pingpong port0=$3 port=$3 n size
 	until stopped; do
 		wait_fabric
-		port=$((20000 + (port - 19999) % 1000))
-		size=$((1 << (RANDOM % 17)))
+		port=$((port0 + (port + 1 - port0) % 1000))
+		size=$((1 << (4 + RANDOM % ($4 - 3))))
 		n=$((20 + RANDOM % 100))
-		pair rcpp rc_pingpong "$n" tcp $port \
-			"ibv_rc_pingpong -d sroce2 -g $g2 -p $port -s $size -n $n -c" \
-			"ibv_rc_pingpong -d sroce1 -g $g1 -p $port -s $size -n $n -c 10.11.0.2"
+		pair "$w" "${t#ibv_}" "$n" tcp $port \
+			"$t -d sroce2 -g $g2 -p $port -s $size -n $n -c" \
+			"$t -d sroce1 -g $g1 -p $port -s $size -n $n -c 10.11.0.2"
 	done
+}
+
+w_rcpp() {
+	RANDOM=$((SEED + 3))
+	w_pingpong rcpp RC 20000 16
 }
 
 w_ud() {
 	RANDOM=$((SEED + 4))
-	local port=21000 n size
-	until stopped; do
-		wait_fabric
-		port=$((21000 + (port - 20999) % 1000))
-		# At most the smallest active MTU's payload (1024).
-		size=$((1 << (4 + RANDOM % 7)))
-		n=$((20 + RANDOM % 100))
-		pair ud ud_pingpong "$n" tcp $port \
-			"ibv_ud_pingpong -d sroce2 -g $g2 -p $port -s $size -n $n -c" \
-			"ibv_ud_pingpong -d sroce1 -g $g1 -p $port -s $size -n $n -c 10.11.0.2"
-	done
+	w_pingpong ud UD 21000 10
 }
 
 w_cm() {
@@ -453,19 +432,6 @@ w_bw() {
 # re-created device.
 resources() {
 	rdma resource show | sed 's/^[0-9]*: //'
-}
-
-shrink_caches() {
-	local f
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f" 2>/dev/null
-	done
-}
-
-meminfo_kb() {
-	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
 }
 
 # Warm-up: one short run of each kind of object, so that caches the
@@ -567,6 +533,11 @@ ktap_result "every worker stopped within 60 s of the end ($stop_s s)" \
 	"${#hung[@]}" "still running: ${hung[*]}" \
 	"$(ps -eo pid,stat,wchan:30,args | grep -E "$(tr ' ' '|' <<<"$TOOLS")" | grep -v grep)"
 
+# A server whose client failed may outlive its worker by its timeout.
+tools_gone() {
+	! pgrep -x "$(tr ' ' '|' <<<"$TOOLS")"
+}
+wait_until $((RUN_TMO + 5)) tools_gone
 left=$(pgrep -l -x "$(tr ' ' '|' <<<"$TOOLS")")
 ktap_result "no worker process left" "$([ -z "$left" ]; echo $?)" "$left"
 
