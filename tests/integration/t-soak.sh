@@ -63,7 +63,7 @@ EVERY=${SROCE_SOAK_FAULT_EVERY:-6}
 QUIET=${SROCE_SOAK_QUIET:-30}
 SLAB_KB=${SROCE_SOAK_SLAB_KB:-8192}
 SEED=${SROCE_SOAK_SEED:-$((RANDOM * 32768 + RANDOM))}
-RUN_TMO=15		# one run of a pair tool
+RUN_TMO=30		# one run of a pair tool (a loaded host starts them slowly)
 WORKERS="verbs rcpp ud cm bw"
 KINDS="link loss mtu kill devdel nsdel"
 TOOLS="dp_soak ibv_rc_pingpong ibv_ud_pingpong rping ucmatose ib_write_bw ib_read_bw ib_atomic_bw"
@@ -229,7 +229,8 @@ BAD_RE='invalid data in page|data mismatch|data verification failed|Received bog
 # perftest).
 OK_STATUS_RE='transport retry counter exceeded|Work Request Flushed Error|RNR retry counter exceeded|status 12|status 5[^0-9]|status 5$|status 13'
 # Any status named or numbered.
-ANY_STATUS_RE='Failed status|soak-end status|status [0-9]+'
+# ("return status 8" of ucmatose is its exit code, not a completion.)
+ANY_STATUS_RE='Failed status|soak-end status|[Ff]ailed status [0-9]+'
 # Remote errors (9 invalid request, 10 access, 11 operation): plausible
 # only when a device was re-created under the run.
 REMOTE_RE='remote invalid request|remote access error|remote operation error|status (9|10|11)([^0-9]|$)'
