@@ -29,6 +29,8 @@
 #                   ibverbs-providers-sroce
 #   make check-deb  those packages installed, used, purged in a guest
 #                   (CHECK_DEB_ARGS=6.12: on Debian's 6.12 kernel)
+#   make soak       mixed traffic under injected faults for DURATION
+#                   (seconds, or 2m / 1h; default 2m), tests/integration/t-soak.sh
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -43,7 +45,7 @@ DRIVER_D ?= /etc/libibverbs.d
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc bench-mpi sim check-debug \
 	bench-profile \
-	fuzz check-cc-fabric check-kernel deb check-deb check-multi
+	fuzz check-cc-fabric check-kernel deb check-deb check-multi soak
 
 all: kernel provider
 
@@ -125,6 +127,24 @@ bench-mpi: deps
 check-cc-fabric: deps
 	$(MAKE) all
 	SROCE_VM_TIMEOUT=1800 tests/integration/run.sh cc-fabric
+
+# soak: t-soak.sh (RC, UD, rdma_cm and perftest traffic while links go
+# down, packets are lost, MTUs change, processes are killed, devices and
+# namespaces are deleted) for DURATION: 90, 90s, 2m or 1h.
+DURATION ?= 2m
+soak: deps
+	$(MAKE) all
+	$(MAKE) -C tests/datapath
+	@d='$(DURATION)'; \
+	case $$d in \
+	*h) s=$$(( $${d%h} * 3600 )) ;; \
+	*m) s=$$(( $${d%m} * 60 )) ;; \
+	*s) s=$${d%s} ;; \
+	*) s=$$d ;; \
+	esac; \
+	test "$$s" -gt 0 2>/dev/null || { echo "soak: bad DURATION '$$d'"; exit 2; }; \
+	SROCE_SOAK_SECONDS=$$s SROCE_TEST_TIMEOUT=$$((s + 600)) \
+		SROCE_VM_TIMEOUT=$$((s + 900)) tests/integration/run.sh t-soak
 
 # sim: the cc simulator's tests, then its standard scenarios, CSV and
 # plots in build/sim/.

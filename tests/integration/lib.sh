@@ -11,6 +11,7 @@
 #     (each with its diagram below): make_two_ns, make_init_veth, topo_reset;
 #   - two_ns_start, the usual first two results of a test on make_two_ns;
 #   - waiting helpers: wait_gid, wait_until, gid_index, ip_to_gid;
+#   - memory: shrink_caches, meminfo_kb (leak checks);
 #   - hw_counter, one of a device's port counters;
 #   - the debug kernel: debug_kernel, rounds, $slow (time limits' factor);
 #   - the provider environment: RDMAV_DRIVERS points at the built provider.
@@ -363,12 +364,7 @@ make_two_ns() {
 		ip netns add ns$i || return 1
 		ip -n ns$i link set lo up
 	done
-	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1
-	for i in 1 2; do
-		ip -n ns$i addr add 10.11.0.$i/24 dev v$i &&
-			ip -n ns$i -6 addr add fd00::$i/64 dev v$i nodad &&
-			ip -n ns$i link set v$i up || return 1
-	done
+	two_ns_veth || return 1
 	[ "${1:-}" = --no-rdma ] && return 0
 	for i in 1 2; do
 		add_link sroce$i sroce v$i ns$i || return 1
@@ -378,6 +374,18 @@ make_two_ns() {
 			echo "make_two_ns: no IPv4 GID on sroce$i" >&2
 			return 1
 		}
+	done
+}
+
+# two_ns_veth: make_two_ns's veth v1/v2 with its addresses, up, in the
+# namespaces ns1 and ns2 that exist already (t-soak rebuilds it).
+two_ns_veth() {
+	local i
+	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1
+	for i in 1 2; do
+		ip -n ns$i addr add 10.11.0.$i/24 dev v$i &&
+			ip -n ns$i -6 addr add fd00::$i/64 dev v$i nodad &&
+			ip -n ns$i link set v$i up || return 1
 	done
 }
 
@@ -420,6 +428,22 @@ topo_reset() {
 		[ -w "$d" ] && echo 0 >"$d"
 	done
 	return 0
+}
+
+# shrink_caches: free what the page cache and the slab caches hold
+# without owning it, so that what SUnreclaim shows is in use.
+shrink_caches() {
+	local f
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$f" 2>/dev/null
+	done
+}
+
+# meminfo_kb FIELD: a /proc/meminfo figure in kB (SUnreclaim, ...).
+meminfo_kb() {
+	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
 }
 
 # Number of rdma devices (as `rdma dev` lists them).

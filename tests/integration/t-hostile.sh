@@ -102,23 +102,9 @@ resources() {
 	rdma resource show sroce2
 }
 
-# Free what caches hold without owning it, so that what is left is in use.
-shrink_caches() {
-	local f
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f" 2>/dev/null
-	done
-}
-
 # shellcheck disable=SC2317 # run by wait_until
 res_back() {
 	[ "$(resources)" = "$res0" ]
-}
-
-meminfo_kb() {
-	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo
 }
 
 res0=$(resources)
