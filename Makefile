@@ -30,7 +30,7 @@
 #   make check-deb  those packages installed, used, purged in a guest
 #                   (CHECK_DEB_ARGS=6.12: on Debian's 6.12 kernel)
 #   make soak       mixed traffic under injected faults for DURATION
-#                   (seconds, or 2m / 1h; default 2m), tests/integration/t-soak.sh
+#                   (seconds, or 2m / 1h; default 2m), tests/integration/soak.sh (not in make check yet)
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -128,7 +128,7 @@ check-cc-fabric: deps
 	$(MAKE) all
 	SROCE_VM_TIMEOUT=1800 tests/integration/run.sh cc-fabric
 
-# soak: t-soak.sh (RC, UD, rdma_cm and perftest traffic while links go
+# soak: soak.sh (RC, UD, rdma_cm and perftest traffic while links go
 # down, packets are lost, MTUs change, processes are killed, devices and
 # namespaces are deleted) for DURATION: 90, 90s, 2m or 1h.
 DURATION ?= 2m
@@ -144,7 +144,7 @@ soak: deps
 	esac; \
 	test "$$s" -gt 0 2>/dev/null || { echo "soak: bad DURATION '$$d'"; exit 2; }; \
 	SROCE_SOAK_SECONDS=$$s SROCE_TEST_TIMEOUT=$$((s + 600)) \
-		SROCE_VM_TIMEOUT=$$((s + 900)) tests/integration/run.sh t-soak
+		SROCE_VM_TIMEOUT=$$((s + 900)) tests/integration/run.sh soak
 
 # sim: the cc simulator's tests, then its standard scenarios, CSV and
 # plots in build/sim/.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * dp_soak.c - one session of the soak's RC verbs worker (t-soak.sh): an
+ * dp_soak.c - one session of the soak's RC verbs worker (soak.sh): an
  * RC QP on each of two devices, opened in one process, and a random mix
  * of SEND (with and without immediate), RDMA WRITE, RDMA READ, FETCH_ADD
  * and CMP_SWAP in both directions until the time is up or something
@@ -24,7 +24,7 @@
  *      opcode, length or immediate: never acceptable;
  *   3  no completion within 20 s while the devices are present (a hang).
  * Whether a status of exit 2 is plausible depends on the fault that hit
- * the session; t-soak.sh judges that.
+ * the session; soak.sh judges that.
  */
 #include <arpa/inet.h>
 #include <errno.h>

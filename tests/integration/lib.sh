@@ -378,7 +378,7 @@ make_two_ns() {
 }
 
 # two_ns_veth: make_two_ns's veth v1/v2 with its addresses, up, in the
-# namespaces ns1 and ns2 that exist already (t-soak rebuilds it).
+# namespaces ns1 and ns2 that exist already (soak.sh rebuilds it).
 two_ns_veth() {
 	local i
 	ip link add v1 netns ns1 type veth peer name v2 netns ns2 || return 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-soak.sh - a soak with faults: mixed RDMA traffic between sroce1 and
+# soak.sh - a soak with faults: mixed RDMA traffic between sroce1 and
 # sroce2 for SROCE_SOAK_SECONDS (default 120) while a fault injector hits
 # the fabric every SROCE_SOAK_FAULT_EVERY seconds (default 6).
 #
