@@ -11,7 +11,8 @@
 #
 # Two faults, each under ibv_rc_pingpong with sroce-top --json sampling:
 # netem loss on v1 (sroce1's packets lost: retransmissions, NAKs) and netem
-# "loss ... ecn" (sroce1's ECT packets marked CE instead: ECN marks, CNPs).
+# "loss ... ecn" (sroce1's ECT packets marked CE instead: ECN marks, CNPs,
+# ignored by sroce1's reaction point).
 # What moved is known independently of the tool: every counter file is
 # read before and after, and the counters sroce-top shows moving must be
 # exactly those.  Then a device deleted while sroce-top runs.
@@ -28,38 +29,15 @@ port=18760
 
 two_ns_start
 
-# py SCRIPT FILE ARGS...: a check of sroce-top's JSON lines in FILE; the
-# script sees reps (the parsed reports) and args, prints what is wrong.
-py() {
-	local s=$1
-	shift
-	python3 -c "import json, sys
-reps = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-args = sys.argv[2:]
-$s" "$@" 2>&1
+# check FILE [DEV...]: top_check.py's lines about FILE into FILE.chk.
+check() {
+	python3 "$here/top_check.py" "$@" >"$1.chk" 2>&1
 }
 
-# Counters that moved (name per line) in sroce-top's reports of DEV.
-PY_MOVING='
-for n in sorted({n for r in reps for n, c in
-                 r["devices"].get(args[0], {}).get("counters", {}).items()
-                 if c["rate"]}):
-    print(n)'
-# Flags that disagree with rate and kind.
-PY_CONSISTENT='
-for r in reps:
-    for d, dv in r["devices"].items():
-        for n, c in dv.get("counters", {}).items():
-            want = {"error": "!", "warn": "~"}.get(c["kind"], "")
-            want = want if c["rate"] else ""
-            if c["flag"] != want or (n in dv["anomalies"]) != bool(want):
-                print(d, n, c)'
-# "DEV FLAG COUNTER" of every flagged counter.
-PY_FLAGGED='
-print("\n".join(sorted({"%s %s %s" % (d, c["flag"], n) for r in reps
-                        for d, dv in r["devices"].items()
-                        for n, c in dv.get("counters", {}).items()
-                        if c["flag"]})))'
+# field FILE.chk KEY DEV: the rest of the line "KEY DEV ...".
+field() {
+	sed -n "s/^$2 $3 *//p" "$1"
+}
 
 # snap DEV: "NAME VALUE" of every counter file of DEV, as sroce-top reads.
 snap() {
@@ -129,9 +107,10 @@ under() {
 # changed in sysfs between before and after, on both devices.
 same_moving() {
 	local name=$1 i st=0 a b
+	check "$T/$name.json"
 	for i in 1 2; do
-		a=$(moved "$T/$name.before$i" "$T/$name.after$i")
-		b=$(py "$PY_MOVING" "$T/$name.json" sroce$i)
+		a=$(moved "$T/$name.before$i" "$T/$name.after$i" | xargs)
+		b=$(field "$T/$name.json.chk" moving sroce$i)
 		[ "$a" = "$b" ] && continue
 		st=1
 		diag "sroce$i: sysfs moved: $(echo $a)" "sroce-top moving: $(echo $b)"
@@ -142,16 +121,17 @@ same_moving() {
 
 consistent() {
 	local out
-	out=$(py "$PY_CONSISTENT" "$T/$1.json")
+	out=$(grep '^bad ' "$T/$1.json.chk")
 	ktap_result "$1: flagged exactly where an error/warn counter moved" \
 		"$([ -z "$out" ]; echo $?)" "$(head -n 10 <<<"$out")"
 }
 
-# has_flags LIST FILE: every "DEV FLAG COUNTER" of LIST is in FILE.
+# has_flags LIST FILE: every "DEV FLAG COUNTER" of LIST is flagged in
+# FILE (a .chk file).
 has_flags() {
 	local want
 	while read -r want; do
-		[ -n "$want" ] && ! grep -qx "$want" "$2" && return 1
+		[ -n "$want" ] && ! grep -qx "flag $want" "$2" && return 1
 	done <<<"$1"
 	return 0
 }
@@ -159,17 +139,13 @@ has_flags() {
 # ---- idle ----
 "$TOP" --once -i 0.5 --json >"$T/idle.json" 2>"$T/idle.err"
 rc=$?
-out=$(py '
-for d in ("sroce1", "sroce2"):
-    dv = reps[0]["devices"].get(d, {})
-    if len(reps) != 1 or dv.get("state") != "ok" or dv.get("anomalies") \
-            or not dv.get("counters"):
-        print(d, dv)
-    for n, c in dv.get("counters", {}).items():
-        if c["kind"] != "info" and (c["rate"] != 0 or c["flag"]):
-            print(d, n, c)' "$T/idle.json")
-ktap_result "idle --once --json: both devices, every rate 0, nothing flagged" \
-	"$([ $rc = 0 ] && [ -z "$out" ]; echo $?)" "rc $rc" "$out" \
+check "$T/idle.json"
+C=$T/idle.json.chk
+ktap_result "idle --once --json: both devices, nothing moving, nothing flagged" \
+	"$([ $rc = 0 ] && grep -qx 'reports 1' $C &&
+		grep -qx 'states sroce1 ok' $C && grep -qx 'states sroce2 ok' $C &&
+		grep -qx 'moving sroce1' $C && grep -qx 'moving sroce2' $C &&
+		! grep -Eq '^(flag|bad) ' $C; echo $?)" "rc $rc" "$(cat $C)" \
 	"$(cat "$T/idle.err")"
 
 "$TOP" --once -i 0.3 sroce1 sroce2 >"$T/idle.txt" 2>&1
@@ -183,8 +159,8 @@ ktap_result "idle text (not a tty): a header per device, no flag, no colour" \
 # In ns1, /sys is the netns's copy without ecn/: the knobs still show.
 ip netns exec ns1 "$TOP" --once -i 0.2 --json sroce1 >"$T/ns.json" 2>&1
 cc=$(cat /sys/class/infiniband/sroce1/ecn/roce_rp/cc_algo)
-out=$(py 'print(reps[0]["devices"]["sroce1"]["knobs"].get("cc_algo"))' \
-	"$T/ns.json")
+check "$T/ns.json"
+out=$(field "$T/ns.json.chk" knob sroce1 | sed -n 's/^cc_algo //p')
 ktap_result "in ns1: knobs read from init_net's sysfs (cc_algo $cc)" \
 	"$([ "$out" = "$cc" ]; echo $?)" "'$out'" "$(head -c 600 "$T/ns.json")"
 
@@ -196,24 +172,19 @@ ktap_result "loss: both sroce-tops exit 0 (SIGINT), no traceback" \
 	"$(cat "$T/loss.rc" "$T/loss.err")"
 same_moving loss
 consistent loss
-py "$PY_FLAGGED" "$T/loss.json" >"$T/loss.flags"
 ktap_result "loss: ! on sroce1 req_retransmits, packet_seq_err; sroce2 out_of_sequence" \
 	"$(has_flags 'sroce1 ! req_retransmits
 sroce1 ! packet_seq_err
-sroce2 ! out_of_sequence' "$T/loss.flags"; echo $?)" "$(cat "$T/loss.flags")"
+sroce2 ! out_of_sequence' "$T/loss.json.chk"; echo $?)" "$(cat "$T/loss.json.chk")"
 # Loss recovery only: no congestion, pause or drop counter (but for
 # retransmissions that reached the server's QP after it was destroyed).
 LOSS='req_retransmits|local_ack_timeout_err|packet_seq_err|out_of_sequence'
 LOSS+='|duplicate_request|comp_duplicate_response|implied_nak_seq_err'
 LOSS+='|req_timeout_deferred|req_tail_probes|rx_drop_no_qp'
-out=$(grep -Ev " ($LOSS)\$" "$T/loss.flags")
+out=$(grep -Ev " ($LOSS)\$" "$T/loss.json.chk")
 ktap_result "loss: no other counter flagged (no CNP, ECN, pause, drop)" \
 	"$([ -z "$out" ]; echo $?)" "$out"
-out=$(py '
-for r in reps:
-    for q in r["devices"]["sroce1"]["qps"]:
-        if q["type"] == "RC" and q["state"] == "RTS" and q["sq_psn_rate"]:
-            print(q["lqpn"], q["sq_psn_rate"])' "$T/loss.json")
+out=$(grep -E '^qp sroce1 [0-9]+ RC RTS ' "$T/loss.json.chk")
 ktap_result "loss: sroce1's RC QP in RTS with a send PSN rate" \
 	"$([ -n "$out" ]; echo $?)" "$(tail -n 3 "$T/loss.json" | head -c 800)"
 ktap_result "loss: text --color always: req_retransmits in red with !" \
@@ -221,16 +192,23 @@ ktap_result "loss: text --color always: req_retransmits in red with !" \
 	"$(grep -m 5 req_retransmits "$T/loss.txt" | cat -v)"
 
 # ---- ECN: sroce1's ECT packets marked CE (netem loss ... ecn) ----
+# sroce1's reaction point ignores the CNPs (cc_algo none): a DCQCN rate cut
+# under 10 % marks delays the pingpong's ACKs past the RC timeout
+# (local_ack_timeout_err on both sides, seen in this test), which is the
+# cc problem of issue 17, not sroce-top's.
+RP=/sys/class/infiniband/sroce1/ecn/roce_rp/cc_algo
+cc=$(cat $RP)
+echo none >$RP
 under ecn loss 10% ecn
+echo "$cc" >$RP
 same_moving ecn
 consistent ecn
-py "$PY_FLAGGED" "$T/ecn.json" >"$T/ecn.flags"
-ktap_result "ecn: ~ on sroce2 np_ecn_marked_roce_packets, np_cnp_sent; sroce1 rx_cnp, rp_cnp_handled" \
+ktap_result "ecn: ~ on sroce2 np_ecn_marked_roce_packets, np_cnp_sent; sroce1 rx_cnp, rp_cnp_ignored" \
 	"$(has_flags 'sroce2 ~ np_ecn_marked_roce_packets
 sroce2 ~ np_cnp_sent
 sroce1 ~ rx_cnp
-sroce1 ~ rp_cnp_handled' "$T/ecn.flags"; echo $?)" "$(cat "$T/ecn.flags")"
-out=$(grep ' ! ' "$T/ecn.flags")
+sroce1 ~ rp_cnp_ignored' "$T/ecn.json.chk"; echo $?)" "$(cat "$T/ecn.json.chk")"
+out=$(grep '^flag [^ ]* ! ' "$T/ecn.json.chk")
 ktap_result "ecn: no error flagged (nothing lost)" \
 	"$([ -z "$out" ]; echo $?)" "$out"
 
@@ -245,22 +223,22 @@ wait $jp
 rc=$?
 wait $tp
 rc2=$?
-out=$(py '
-st = [r["devices"].get("sroce2", {}).get("state", "absent") for r in reps]
-ok1 = all(r["devices"]["sroce1"]["state"] == "ok" for r in reps)
-i = st.index("gone") if "gone" in st else -1
-if len(reps) != 6 or not ok1 or i < 0 or \
-        any(s != "ok" for s in st[:i]) or any(s != "absent" for s in st[i + 1:]):
-    print(st, ok1)' "$T/gone.json")
+check "$T/gone.json"
+st=$(field "$T/gone.json.chk" states sroce2)
+# ok ... ok gone absent ... absent, six reports, sroce1 ok in all.
+out=$(grep -E '^(reports|states) ' "$T/gone.json.chk")
 ktap_result "sroce2 deleted mid-run: reported gone once, then absent; sroce1 ok" \
-	"$([ $rc = 0 ] && [ $rc2 = 0 ] && [ -z "$out" ] &&
+	"$([ $rc = 0 ] && [ $rc2 = 0 ] &&
+		grep -qx 'reports 6' "$T/gone.json.chk" &&
+		grep -qx 'states sroce1 ok ok ok ok ok ok' "$T/gone.json.chk" &&
+		[[ $st =~ ^(ok )+gone( absent)*$ ]] &&
 		grep -qx 'sroce2: gone' "$T/gone.txt" &&
 		! grep -q Traceback "$T/gone.err"; echo $?)" \
 	"rc json $rc text $rc2: $out" "$(cat "$T/gone.err")"
 "$TOP" -n 2 -i 0.2 --json sroce2 >"$T/named.json" 2>&1
 rc=$?
-out=$(py 'print(" ".join(r["devices"]["sroce2"]["state"] for r in reps))' \
-	"$T/named.json")
+check "$T/named.json"
+out=$(field "$T/named.json.chk" states sroce2)
 ktap_result "a named device that does not exist: 'gone' in every report, exit 0" \
 	"$([ $rc = 0 ] && [ "$out" = "gone gone" ]; echo $?)" "rc $rc: $out"
 
