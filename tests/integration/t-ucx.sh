@@ -4,9 +4,10 @@
 # t-ucx.sh - UCX and Open MPI, unmodified Debian packages, between two
 # sroce devices: ucx_info offers rc_verbs and ud_verbs; ucx_perftest
 # tag matching over rc_verbs (wired up over ud_verbs) and over ud_verbs
-# alone, latency and 64 KiB bandwidth; then bench/mpi's coll with 2 ranks
-# over Open MPI's UCX PML: MPI_Allreduce, MPI_Alltoall and MPI_Bcast from
-# 8 B to 512 KiB with every element of every result checked.  A short form
+# alone, latency and 64 KiB bandwidth; then bench/mpi's coll over Open
+# MPI's UCX PML, MPI_Allreduce, MPI_Alltoall and MPI_Bcast with every
+# element of every result checked: 2 ranks (one per device) from 8 B to
+# 512 KiB, 4 ranks (two per device) from 8 B to 32 KiB.  A short form
 # of `make bench-mpi` (bench/mpi/run.sh, Documentation/mpi.rst).
 #
 # Topology: make_two_ns; the UCX and MPI processes stay in init_net and
@@ -22,7 +23,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 coll=$SROCE_TOP/build/mpi/coll
 
-ktap_begin 9 "UCX and Open MPI (UCX PML) between sroce1 and sroce2"
+ktap_begin 11 "UCX and Open MPI (UCX PML) between sroce1 and sroce2"
 two_ns_start
 ulimit -l unlimited
 
@@ -73,6 +74,8 @@ coll_run() {
 if [ ! -x "$coll" ]; then
 	ktap_skip "coll, 2 ranks: 8 B .. 512 KiB, exit 0" "$coll not built (make -C bench/mpi)"
 	ktap_skip "coll: 27 rows of 2 ranks, 0 wrong elements" "not built"
+	ktap_skip "coll, 4 ranks (2 per device): 8 B .. 32 KiB, exit 0" "not built"
+	ktap_skip "coll: 21 rows of 4 ranks, 0 wrong elements" "not built"
 else
 	coll_run -b 8 -e 1M -f 4 -n 5 -w 1 -t 0.2 -c /tmp/t-ucx-coll.csv
 	st=$?
@@ -85,6 +88,23 @@ else
 		wc -l)
 	ktap_result "coll: 27 rows of 2 ranks, 0 wrong elements" \
 		"$([ "$rows" -eq 27 ] && grep -q '^# coll: ok, 0 wrong elements' \
+			/tmp/t-ucx-coll.out; echo $?)" "rows: $rows" \
+		"$(tail -n 3 /tmp/t-ucx-coll.out)"
+
+	# Ranks 0, 1 on sroce1 and 2, 3 on sroce2: each device also carries
+	# RC QPs connected to its own GID (no shared-memory transport).
+	MPI_PER_DEV=2 coll_run -b 8 -e 32K -f 4 -n 5 -w 1 -t 0.2 \
+		-c /tmp/t-ucx-coll.csv
+	st=$?
+	diag "$(grep -E '^ *(allreduce|alltoall|bcast) +(8|32768) ' \
+		/tmp/t-ucx-coll.out)"
+	ktap_result "coll, 4 ranks (2 per device): 8 B .. 32 KiB, exit 0" $st \
+		"exit $st" "$(tail -n 15 /tmp/t-ucx-coll.err)"
+	# 3 ops x 7 sizes (8, 32, ..., 32 KiB), 4 ranks, no wrong element.
+	rows=$(awk -F, 'NR > 1 && $4 == 4 && $9 == 0' /tmp/t-ucx-coll.csv 2>/dev/null |
+		wc -l)
+	ktap_result "coll: 21 rows of 4 ranks, 0 wrong elements" \
+		"$([ "$rows" -eq 21 ] && grep -q '^# coll: ok, 0 wrong elements' \
 			/tmp/t-ucx-coll.out; echo $?)" "rows: $rows" \
 		"$(tail -n 3 /tmp/t-ucx-coll.out)"
 fi
