@@ -67,8 +67,8 @@ lines() {
 }
 
 # under NAME NETEM...: ibv_rc_pingpong under NETEM while sroce-top samples
-# both devices every 0.5 s (JSON into $T/NAME.json, coloured text into
-# $T/NAME.txt), from before the traffic to after it ended.  Counter files
+# both devices every 0.5 s (JSON into $T/NAME.json) and every second
+# (coloured text into $T/NAME.txt), from before the traffic to after it ended.  Counter files
 # into $T/NAME.before and .after.
 under() {
 	local name=$1 jp tp n
@@ -78,8 +78,10 @@ under() {
 	"$TOP" -n 120 -i 0.5 --json sroce1 sroce2 >"$T/$name.json" \
 		2>"$T/$name.err" &
 	jp=$!
-	"$TOP" -n 120 -i 0.5 --color always sroce1 sroce2 >"$T/$name.txt" \
-		2>>"$T/$name.err" &
+	# The text view samples less often and without QPs: two instances
+	# compete with the pingpong for the guest's two vCPUs.
+	"$TOP" -n 120 -i 1 --no-qp --color always sroce1 sroce2 \
+		>"$T/$name.txt" 2>>"$T/$name.err" &
 	tp=$!
 	wait_until 10 lines "$T/$name.json" 1
 	netem "$@"
