@@ -83,7 +83,7 @@ under() {
 	"$TOP" -n 120 -i 1 --no-qp --color always sroce1 sroce2 \
 		>"$T/$name.txt" 2>>"$T/$name.err" &
 	tp=$!
-	wait_until 10 lines "$T/$name.json" 1
+	wait_until 60 lines "$T/$name.json" 1
 	netem "$@"
 	port=$((port + 1))
 	PAIR_PORT=$port run_pair 60 \
@@ -174,10 +174,12 @@ ktap_result "loss: both sroce-tops exit 0 (SIGINT), no traceback" \
 	"$(cat "$T/loss.rc" "$T/loss.err")"
 same_moving loss
 consistent loss
-ktap_result "loss: ! on sroce1 req_retransmits, packet_seq_err; sroce2 out_of_sequence" \
-	"$(has_flags 'sroce1 ! req_retransmits
-sroce1 ! packet_seq_err
-sroce2 ! out_of_sequence' "$T/loss.json.chk"; echo $?)" "$(cat "$T/loss.json.chk")"
+# Which NAKs appear depends on where netem cuts a GSO batch (a lost tail
+# is a timeout, a lost middle a sequence NAK): only the retransmission is
+# certain.
+ktap_result "loss: ! on sroce1 req_retransmits" \
+	"$(has_flags 'sroce1 ! req_retransmits' "$T/loss.json.chk"; echo $?)" \
+	"$(cat "$T/loss.json.chk")"
 # Loss recovery only: no congestion, pause or drop counter (but for
 # retransmissions that reached the server's QP after it was destroyed).
 LOSS='req_retransmits|local_ack_timeout_err|packet_seq_err|out_of_sequence'
@@ -186,8 +188,8 @@ LOSS+='|req_timeout_deferred|req_tail_probes|rx_drop_no_qp'
 out=$(grep -Ev " ($LOSS)\$" "$T/loss.json.chk")
 ktap_result "loss: no other counter flagged (no CNP, ECN, pause, drop)" \
 	"$([ -z "$out" ]; echo $?)" "$out"
-out=$(grep -E '^qp sroce1 [0-9]+ RC RTS ' "$T/loss.json.chk")
-ktap_result "loss: sroce1's RC QP in RTS with a send PSN rate" \
+out=$(grep -E '^qp sroce[12] [0-9]+ RC RTS ' "$T/loss.json.chk")
+ktap_result "loss: an RC QP in RTS with a send PSN rate" \
 	"$([ -n "$out" ]; echo $?)" "$(tail -n 3 "$T/loss.json" | head -c 800)"
 ktap_result "loss: text --color always: req_retransmits in red with !" \
 	"$(grep -q $'^\033\\[1;31m! req_retransmits ' "$T/loss.txt"; echo $?)" \
@@ -210,8 +212,9 @@ ktap_result "ecn: ~ on sroce2 np_ecn_marked_roce_packets, np_cnp_sent; sroce1 rx
 sroce2 ~ np_cnp_sent
 sroce1 ~ rx_cnp
 sroce1 ~ rp_cnp_ignored' "$T/ecn.json.chk"; echo $?)" "$(cat "$T/ecn.json.chk")"
-out=$(grep '^flag [^ ]* ! ' "$T/ecn.json.chk")
-ktap_result "ecn: no error flagged (nothing lost)" \
+# netem drops what it cannot mark: loss recovery may show, nothing else.
+out=$(grep '^flag [^ ]* ! ' "$T/ecn.json.chk" | grep -Ev " ($LOSS)\$")
+ktap_result "ecn: no error flagged but loss recovery" \
 	"$([ -z "$out" ]; echo $?)" "$out"
 
 # ---- a device deleted while sroce-top runs ----
@@ -219,7 +222,8 @@ ktap_result "ecn: no error flagged (nothing lost)" \
 jp=$!
 "$TOP" -n 6 -i 0.5 >"$T/gone.txt" 2>>"$T/gone.err" &
 tp=$!
-wait_until 10 lines "$T/gone.json" 1
+# A sample takes seconds under TCG (every counter file is a kernel read).
+wait_until 60 lines "$T/gone.json" 1
 del_link sroce2
 wait $jp
 rc=$?
