@@ -183,9 +183,9 @@ ktap_result "loss: ! on sroce1 req_retransmits" \
 # Loss recovery only: no congestion, pause or drop counter (but for
 # retransmissions that reached the server's QP after it was destroyed).
 LOSS='req_retransmits|local_ack_timeout_err|packet_seq_err|out_of_sequence'
-out=$(grep "^flag " "$T/loss.json.chk" | grep -Ev " ($LOSS)\$")
+LOSS+='|duplicate_request|comp_duplicate_response|implied_nak_seq_err'
 LOSS+='|req_timeout_deferred|req_tail_probes|rx_drop_no_qp'
-out=$(grep -Ev " ($LOSS)\$" "$T/loss.json.chk")
+out=$(grep "^flag " "$T/loss.json.chk" | grep -Ev " ($LOSS)\$")
 ktap_result "loss: no other counter flagged (no CNP, ECN, pause, drop)" \
 	"$([ -z "$out" ]; echo $?)" "$out"
 out=$(grep -E '^qp sroce[12] [0-9]+ RC RTS ' "$T/loss.json.chk")
