@@ -23,8 +23,8 @@
 #   make fuzz       libFuzzer targets of kernel/proto, FUZZ_SECONDS (60) each
 #   make style      checkpatch --strict and clang-format
 #   make C=2        also run sparse over the kernel sources
-#   make install    install module, provider, the libibverbs driver file and
-#                   sroce-config
+#   make install    install module, provider, the libibverbs driver file,
+#                   sroce-config and sroce-top
 #   make deb        Debian packages (debian/) into build/deb/: sroce-dkms,
 #                   ibverbs-providers-sroce
 #   make check-deb  those packages installed, used, purged in a guest
@@ -169,6 +169,8 @@ install: all
 	install -D -m 0644 provider/sroce.driver $(DESTDIR)$(DRIVER_D)/sroce.driver
 	install -D -m 0755 tools/sroce-config $(DESTDIR)$(PREFIX)/sbin/sroce-config
 	install -D -m 0644 Documentation/man/sroce-config.8 $(DESTDIR)$(PREFIX)/share/man/man8/sroce-config.8
+	install -D -m 0755 tools/sroce-top $(DESTDIR)$(PREFIX)/sbin/sroce-top
+	install -D -m 0644 Documentation/man/sroce-top.8 $(DESTDIR)$(PREFIX)/share/man/man8/sroce-top.8
 
 # deb: dpkg-buildpackage in a clean copy of the tree (scripts/deb.sh).
 deb:
@@ -182,6 +184,7 @@ check-deb: deb
 uninstall:
 	rm -f $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so $(DESTDIR)$(DRIVER_D)/sroce.driver
 	rm -f $(DESTDIR)$(PREFIX)/sbin/sroce-config $(DESTDIR)$(PREFIX)/share/man/man8/sroce-config.8
+	rm -f $(DESTDIR)$(PREFIX)/sbin/sroce-top $(DESTDIR)$(PREFIX)/share/man/man8/sroce-top.8
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -14,6 +14,7 @@ pkgs=(
 	clang libclang-rt-14-dev # tests/fuzz (libFuzzer)
 	openmpi-bin libopenmpi-dev ucx-utils qperf # bench/mpi, t-ucx
 	prometheus-node-exporter curl # t-monitor
+	libfabric-bin # t-libfabric, bench/mpi
 )
 # `scripts/deps.sh sim` (make sim): plots of the cc simulator too.
 [ "${1:-}" = sim ] && pkgs+=(gnuplot-nox)

@@ -1,16 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench/mpi/run.sh - `make bench-mpi`: UCX (ucx_perftest) and Open MPI
-# (coll, bench/mpi/coll.c, over the UCX PML) on sroce and on rdma_rxe in
-# ONE guest boot, and qperf's RC tests with completion events and with
-# polling.  Prints the tables side by side; results in
+# bench/mpi/run.sh - `make bench-mpi`: UCX (ucx_perftest), Open MPI
+# (coll, bench/mpi/coll.c, over the UCX PML; 2 and 4 ranks) and libfabric
+# (fi_pingpong) on sroce and on rdma_rxe in ONE guest boot, and qperf's RC
+# tests with completion events and with polling.  Prints the tables side by side; results in
 # bench/results/mpi-<stamp>.md and .csv.
 #
 #   bench/mpi/run.sh        SROCE_MPI_ONLY=sroce|rxe for one side,
 #                           SROCE_MPI_ARGS="..." coll's options
 #                           (default -e 16M -w 1 -t 0.3),
-#                           SROCE_MPI_UCX_TESTS="tag_lat ..." the UCX rows
+#                           SROCE_MPI_UCX_TESTS="tag_lat ..." the UCX rows,
+#                           SROCE_MPI_PARTS="ucx qperf mpi mpi4 fabric"
+#                           what to run (mpi4: coll with 4 ranks, two per
+#                           device; fabric: libfabric's fi_pingpong)
 #   bench/mpi/run.sh --table CSV    the table of a saved run
 #
 # Topologies (the same as bench/run.sh):
@@ -58,13 +61,13 @@ top=$(cd "$here/../.." && pwd -P)
 # make_table CSV: one row per measurement, sroce and rxe side by side.
 make_table() {
 	awk -F, '
-	$1 == "ucx" || $1 == "qperf" {
-		k = $1 " " $3 " " $4 ($1 == "ucx" ? " " $5 " B" : "")
+	$1 == "ucx" || $1 == "qperf" || $1 == "fabric" {
+		k = $1 " " $3 " " $4 ($1 != "qperf" ? " " $5 " B" : "")
 		if (!(k in seen)) { seen[k] = 1; ord[n++] = k }
 		v[$2, k] = $6 " " $7
 	}
 	$1 == "mpi" {
-		k = "mpi " $3 " " $5 " B"
+		k = "mpi " $3 " " $4 " ranks " $5 " B"
 		if (!(k in seen)) { seen[k] = 1; ord[n++] = k }
 		v[$2, k] = sprintf("%.1f us, busbw %.2f MB/s%s", $6, $8 * 1000,
 				   $9 > 0 ? ", " $9 " WRONG" : "")
@@ -111,6 +114,8 @@ fi
 . "$top/tests/integration/lib.sh"
 # shellcheck source=ucx-lib.sh
 . "$here/ucx-lib.sh"
+# shellcheck source=../../tests/integration/dp-lib.sh
+. "$top/tests/integration/dp-lib.sh"
 
 coll=$top/build/mpi/coll
 read -r -a coll_args <<<"${SROCE_MPI_ARGS:--e 16M -w 1 -t 0.3}"
@@ -156,19 +161,44 @@ ucx_rows() {
 	done
 }
 
-# mpi_rows DRV: coll with one rank on each device of DRV.
+# mpi_rows DRV [PER_DEV]: coll with PER_DEV ranks (default 1) per device.
 mpi_rows() {
-	local drv=$1 d1 g1 d2 g2 st
+	local drv=$1 n=${2:-1} d1 g1 d2 g2 st tag
 	read -r d1 g1 d2 g2 _ <<<"$(side "$drv")"
-	mpi_coll "$d1:1" "$g1" "$d2:1" "$g2" 900 "$coll" "${coll_args[@]}" \
-		-c "/tmp/coll-$drv.csv" >"/tmp/coll-$drv.txt" 2>"/tmp/coll-$drv.err"
+	tag=$drv-$((2 * n))
+	MPI_PER_DEV=$n mpi_coll "$d1:1" "$g1" "$d2:1" "$g2" 900 "$coll" \
+		"${coll_args[@]}" -c "/tmp/coll-$tag.csv" >"/tmp/coll-$tag.txt" \
+		2>"/tmp/coll-$tag.err"
 	st=$?
-	echo "# coll on $drv: exit $st"
-	tail -n 3 "/tmp/coll-$drv.txt"
-	[ $st -eq 0 ] || tail -n 20 "/tmp/coll-$drv.err"
+	echo "# coll on $drv, $((2 * n)) ranks: exit $st"
+	tail -n 3 "/tmp/coll-$tag.txt"
+	[ $st -eq 0 ] || tail -n 20 "/tmp/coll-$tag.err"
 	awk -F, -v d="$drv" 'NR > 1 {
 		printf "mpi,%s,%s,%s,%s,%s,us,%s,%s\n", d, $1, $4, $2, $6, $8, $9
-	}' "/tmp/coll-$drv.csv" >>"$csv" 2>/dev/null
+	}' "/tmp/coll-$tag.csv" >>"$csv" 2>/dev/null
+}
+
+# fabric_rows DRV: libfabric's fi_pingpong (data checked, -c) on the verbs
+# provider's FI_EP_MSG and on RxM (FI_EP_RDM) per size; CSV rows
+# "fabric,DRV,msg|rdm,fi_pingpong,SIZE,USEC,us" (usec per transfer).
+fabric_rows() {
+	local drv=$1 d1 d2 n1 n2 ip ep prov size v s
+	read -r d1 _ d2 _ n1 n2 ip <<<"$(side "$drv")"
+	for ep in msg rdm; do
+		prov=verbs
+		[ $ep = rdm ] && prov='verbs;ofi_rxm'
+		for size in 64 4096 65536; do
+			in_ns "$n2" timeout 120 fi_pingpong -p "$prov" -e $ep \
+				-d "$d2" -I 200 -S $size -c >/tmp/fi-srv.log 2>&1 &
+			s=$!
+			wait_until 20 port_listening "$n2" 47592
+			v=$(in_ns "$n1" timeout 100 fi_pingpong -p "$prov" -e $ep \
+				-d "$d1" -I 200 -S $size -c "$ip" 2>&1 |
+				awk '$2 == 200 && $7 ~ /^[0-9.]+$/ { print $7 }')
+			wait "$s" || v=
+			echo "fabric,$drv,$ep,fi_pingpong,$size,${v:-FAIL},us" >>"$csv"
+		done
+	done
 }
 
 # qperf_rows DRV: rc_lat with completion events (qperf's default) and
@@ -207,10 +237,17 @@ if [ "$only" != sroce ]; then
 	if ucx_setup_rxe; then sides+=" rxe"; else echo "# rxe setup failed"; fi
 fi
 echo "# $(ucx_info -v | head -n 1); $(mpirun --version 2>&1 | head -n 1)"
+parts=${SROCE_MPI_PARTS:-ucx qperf mpi mpi4 fabric}
 for drv in $sides; do
-	ucx_rows "$drv"
-	qperf_rows "$drv"
-	mpi_rows "$drv"
+	for p in $parts; do
+		case $p in
+		ucx) ucx_rows "$drv" ;;
+		qperf) qperf_rows "$drv" ;;
+		mpi) mpi_rows "$drv" 1 ;;
+		mpi4) mpi_rows "$drv" 2 ;;
+		fabric) fabric_rows "$drv" ;;
+		esac
+	done
 done
 {
 	echo "# UCX, MPI and qperf: sroce and rdma_rxe, one guest boot"
@@ -219,7 +256,9 @@ done
 	echo
 	echo "ucx: ucx_perftest overall latency (us, half round trip) or"
 	echo "bandwidth (MB/s); tl is UCX_TLS (rc_verbs rows wire up over"
-	echo "ud_verbs).  mpi: coll, 2 ranks, avg latency and busbw per size."
+	echo "ud_verbs).  mpi: coll, 2 ranks (one per device) or 4 (two per"
+	echo "device), avg latency and busbw per size.  fabric: fi_pingpong"
+	echo "with its data check, usec per transfer, verbs FI_EP_MSG or RxM."
 	echo "qperf: -cp0 waits for completion events, -cp1 polls."
 } >"$md"
 cat "$md"

@@ -9,7 +9,7 @@
 #     ucx_perftest run, prints the overall latency (us) of a latency test
 #     or the overall bandwidth (MiB/s) of a bandwidth test;
 #   - mpi_coll DEV1 GID1 DEV2 GID2 TIMEOUT CMD...: an MPI program, one rank
-#     per device, over the UCX PML;
+#     (MPI_PER_DEV ranks) per device, over the UCX PML;
 #   - ucx_setup_rxe / ucx_teardown_rxe: rxe1 and rxe2 on a veth pair in
 #     init_net (rdma_rxe on 6.1 works only there), with the policy routing
 #     that sends traffic between the two local addresses through the veth
@@ -73,16 +73,19 @@ ucx_perf() {
 }
 
 # mpi_coll DEV1 GID1 DEV2 GID2 TIMEOUT CMD...: rank 0 on DEV1, rank 1 on
-# DEV2 (an MPMD launch, one app context per device).
+# DEV2 (an MPMD launch, one app context per device); with MPI_PER_DEV=N,
+# ranks 0..N-1 on DEV1 and N..2N-1 on DEV2.  Ranks on one device reach each
+# other over rc_verbs too (a QP connected to the device's own GID), since
+# no shared-memory transport is allowed.
 mpi_coll() {
-	local d1=$1 g1=$2 d2=$3 g2=$4 tmo=$5
+	local d1=$1 g1=$2 d2=$3 g2=$4 tmo=$5 np=${MPI_PER_DEV:-1}
 	shift 5
 	# shellcheck disable=SC2046
 	OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_devices=any OMPI_MCA_btl=self \
 		OMPI_MCA_osc=^ucx,pt2pt \
 		timeout "$tmo" mpirun --allow-run-as-root --oversubscribe \
-		-np 1 env $(ucx_env "$d1" "$g1" rc_verbs,ud_verbs,self) "$@" : \
-		-np 1 env $(ucx_env "$d2" "$g2" rc_verbs,ud_verbs,self) "$@"
+		-np "$np" env $(ucx_env "$d1" "$g1" rc_verbs,ud_verbs,self) "$@" : \
+		-np "$np" env $(ucx_env "$d2" "$g2" rc_verbs,ud_verbs,self) "$@"
 }
 
 ucx_setup_rxe() {

@@ -4,9 +4,10 @@
 # t-ucx.sh - UCX and Open MPI, unmodified Debian packages, between two
 # sroce devices: ucx_info offers rc_verbs and ud_verbs; ucx_perftest
 # tag matching over rc_verbs (wired up over ud_verbs) and over ud_verbs
-# alone, latency and 64 KiB bandwidth; then bench/mpi's coll with 2 ranks
-# over Open MPI's UCX PML: MPI_Allreduce, MPI_Alltoall and MPI_Bcast from
-# 8 B to 512 KiB with every element of every result checked.  A short form
+# alone, latency and 64 KiB bandwidth; then bench/mpi's coll over Open
+# MPI's UCX PML, MPI_Allreduce, MPI_Alltoall and MPI_Bcast with every
+# element of every result checked: 2 ranks (one per device) from 8 B to
+# 512 KiB, 4 ranks (two per device) from 8 B to 32 KiB.  A short form
 # of `make bench-mpi` (bench/mpi/run.sh, Documentation/mpi.rst).
 #
 # Topology: make_two_ns; the UCX and MPI processes stay in init_net and
@@ -22,7 +23,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 
 coll=$SROCE_TOP/build/mpi/coll
 
-ktap_begin 9 "UCX and Open MPI (UCX PML) between sroce1 and sroce2"
+ktap_begin 11 "UCX and Open MPI (UCX PML) between sroce1 and sroce2"
 two_ns_start
 ulimit -l unlimited
 
@@ -70,22 +71,33 @@ coll_run() {
 		>/tmp/t-ucx-coll.out 2>/tmp/t-ucx-coll.err
 }
 
-if [ ! -x "$coll" ]; then
-	ktap_skip "coll, 2 ranks: 8 B .. 512 KiB, exit 0" "$coll not built (make -C bench/mpi)"
-	ktap_skip "coll: 27 rows of 2 ranks, 0 wrong elements" "not built"
-else
-	coll_run -b 8 -e 1M -f 4 -n 5 -w 1 -t 0.2 -c /tmp/t-ucx-coll.csv
+# coll_case PER_DEV MAX ROWS WHAT: coll with PER_DEV ranks per device from
+# 8 B to MAX (factor 4); ROWS rows (3 ops x sizes) of that many ranks,
+# none with a wrong element.
+coll_case() {
+	local per=$1 max=$2 want=$3 what=$4 n=$(($1 * 2)) st rows
+	if [ ! -x "$coll" ]; then
+		ktap_skip "coll, $what: exit 0" "$coll not built (make -C bench/mpi)"
+		ktap_skip "coll: $want rows of $n ranks, 0 wrong elements" "not built"
+		return
+	fi
+	MPI_PER_DEV=$per coll_run -b 8 -e "$max" -f 4 -n 5 -w 1 -t 0.2 \
+		-c /tmp/t-ucx-coll.csv
 	st=$?
-	diag "$(grep -E '^ *(allreduce|alltoall|bcast) +(8|524288) ' \
-		/tmp/t-ucx-coll.out)"
-	ktap_result "coll, 2 ranks: 8 B .. 512 KiB, exit 0" $st "exit $st" \
+	diag "$(grep -E '^ *(allreduce|alltoall|bcast) +8 ' /tmp/t-ucx-coll.out)"
+	ktap_result "coll, $what: exit 0" $st "exit $st" \
 		"$(tail -n 15 /tmp/t-ucx-coll.err)"
-	# 3 ops x 9 sizes (8, 32, ..., 512 KiB), 2 ranks, no wrong element.
-	rows=$(awk -F, 'NR > 1 && $4 == 2 && $9 == 0' /tmp/t-ucx-coll.csv 2>/dev/null |
-		wc -l)
-	ktap_result "coll: 27 rows of 2 ranks, 0 wrong elements" \
-		"$([ "$rows" -eq 27 ] && grep -q '^# coll: ok, 0 wrong elements' \
+	rows=$(awk -F, -v n=$n 'NR > 1 && $4 == n && $9 == 0' \
+		/tmp/t-ucx-coll.csv 2>/dev/null | wc -l)
+	ktap_result "coll: $want rows of $n ranks, 0 wrong elements" \
+		"$([ "$rows" -eq "$want" ] && grep -q '^# coll: ok, 0 wrong elements' \
 			/tmp/t-ucx-coll.out; echo $?)" "rows: $rows" \
 		"$(tail -n 3 /tmp/t-ucx-coll.out)"
-fi
+}
+
+# 9 sizes (8, 32, ..., 512 KiB), then 7 (to 32 KiB).
+coll_case 1 1M 27 "2 ranks: 8 B .. 512 KiB"
+# Ranks 0, 1 on sroce1 and 2, 3 on sroce2: each device also carries RC QPs
+# connected to its own GID (no shared-memory transport).
+coll_case 2 32K 21 "4 ranks (2 per device): 8 B .. 32 KiB"
 ktap_done
