@@ -37,7 +37,8 @@ leftovers() {
 	local f
 	for f in /usr/src/sroce-* /var/lib/dkms/sroce "$provider" \
 		/etc/libibverbs.d/sroce.driver /usr/sbin/sroce-config \
-		/usr/share/man/man8/sroce-config.8.gz; do
+		/usr/share/man/man8/sroce-config.8.gz /usr/sbin/sroce-top \
+		/usr/share/man/man8/sroce-top.8.gz; do
 		[ -e "$f" ] && echo "$f"
 	done
 	find "$mods" /run/sroce-overlay/*/upper -iname '*sroce*' 2>/dev/null
