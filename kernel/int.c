@@ -6,9 +6,9 @@
  * A block is checked on receive before anything else looks at the packet,
  * and a bad one drops the packet (rx_int_malformed): a block that does
  * not parse leaves nowhere to find the payload.  What the records then
- * do is decided only after the checks of the QP (from its peer, in the
- * PSN window), as for a CNP: a third host's telemetry never reaches an
- * algorithm.
+ * do is decided only after the checks of the QP (from its peer; for the
+ * completer also in the PSN window), as for a CNP: a third host's
+ * telemetry never reaches an algorithm.
  */
 #include <linux/udp.h>
 
