@@ -161,12 +161,17 @@ if ! ktap_check "rdma_rxe on $nic_a (init_net)" rxe_up; then
 	ktap_done
 fi
 gr=$(gid_index rxe0 10.15.0.1)
+# On the debug kernel 1 MiB less a page: 6.1's rdma_rxe reads past its
+# page map when a copy ends at the end of a full 256-page map (KASAN;
+# t-interop.sh has the details).
+big=1048576
+debug_kernel && big=$((1048576 - 4096))
 pair "ibv_rc_pingpong 1 MiB --chk, rxe0 -> sroce2" \
-	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p @P@ -s 1048576 -n 5 -c" \
-	- "ibv_rc_pingpong -d rxe0 -g $gr -p @P@ -s 1048576 -n 5 -c 10.15.0.2"
+	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p @P@ -s $big -n 5 -c" \
+	- "ibv_rc_pingpong -d rxe0 -g $gr -p @P@ -s $big -n 5 -c 10.15.0.2"
 pair "ibv_rc_pingpong 1 MiB --chk, sroce2 -> rxe0" \
-	- "ibv_rc_pingpong -d rxe0 -g $gr -p @P@ -s 1048576 -n 5 -c" \
-	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p @P@ -s 1048576 -n 5 -c 10.15.0.1"
+	- "ibv_rc_pingpong -d rxe0 -g $gr -p @P@ -s $big -n 5 -c" \
+	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p @P@ -s $big -n 5 -c 10.15.0.1"
 bw ib_write_bw sroce2 "$g2" ns2 rxe0 "$gr" - 10.15.0.2
 
 ktap_done
