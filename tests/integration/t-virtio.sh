@@ -122,7 +122,7 @@ pp ibv_ud_pingpong 1024 100
 pp ibv_srq_pingpong 4096 20 "-q 4"
 
 # bw TOOL SRV_DEV SRV_GID SRV_NS CLI_DEV CLI_GID CLI_NS ADDR: perftest
-# with 1 MiB messages; logs the row and the requester's retransmissions.
+# with 1 MiB messages (BW_SIZE bytes when set); logs the row and the requester's retransmissions.
 # Rerun once when TCG clock calibration makes it print all-zero results
 # (perf_pair).
 bw() {
@@ -130,8 +130,8 @@ bw() {
 	[[ $5 == rxe* ]] && ctr=completer_retry_err
 	r0=$(hw_counter "$5" $ctr)
 	if perf_pair "$TMO" "$4" \
-		"$tool -d $2 -x $3 -p @PORT@ -F -s 1048576 -n 20" \
-		"$7" "$tool -d $5 -x $6 -p @PORT@ -F -s 1048576 -n 20 $8"; then
+		"$tool -d $2 -x $3 -p @PORT@ -F -s ${BW_SIZE:-1048576} -n 20" \
+		"$7" "$tool -d $5 -x $6 -p @PORT@ -F -s ${BW_SIZE:-1048576} -n 20 $8"; then
 		r1=$(hw_counter "$5" $ctr)
 		diag "$tool 1 MiB $5 -> $2: $(perf_row "$pair_cout")" \
 			"($ctr of $5: +$((r1 - r0)))"
@@ -172,6 +172,6 @@ pair "ibv_rc_pingpong 1 MiB --chk, rxe0 -> sroce2" \
 pair "ibv_rc_pingpong 1 MiB --chk, sroce2 -> rxe0" \
 	- "ibv_rc_pingpong -d rxe0 -g $gr -p @P@ -s $big -n 5 -c" \
 	ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p @P@ -s $big -n 5 -c 10.15.0.1"
-bw ib_write_bw sroce2 "$g2" ns2 rxe0 "$gr" - 10.15.0.2
+BW_SIZE=$big bw ib_write_bw sroce2 "$g2" ns2 rxe0 "$gr" - 10.15.0.2
 
 ktap_done
