@@ -31,10 +31,14 @@ enum sroce_counter sroce_int_rx_parse(struct sk_buff *skb,
 	int n;
 
 	bth = (const struct sroce_bth *)(skb->data + SROCE_INT_UDP_HLEN);
-	/* Only RC has ACKs to carry it back. */
+	/*
+	 * Only RC has ACKs to carry it back.  On any other opcode the bit is
+	 * what the IBA calls it, reserved: ignored on receive, no block.
+	 */
+	*int_len = 0;
 	if (unlikely(sroce_opcode_transport(sroce_bth_opcode(bth)) !=
 		     SROCE_TRANSPORT_RC))
-		return SROCE_CNT_RX_INT_MALFORMED;
+		return SROCE_CNT_MAX;
 	type = info->flags & SROCE_OPF_REQ ? SROCE_INT_COLLECT : SROCE_INT_ECHO;
 	if (unlikely(len < hdrlen + SROCE_ICRC_LEN))
 		return SROCE_CNT_RX_INT_MALFORMED;

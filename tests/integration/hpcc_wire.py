@@ -46,7 +46,7 @@ LINE_BYTES = BT_BITS // 8  # bytes the hop sends in T at its speed
 MTU = 1024  # hpcc_mtu: the queue term counts min(q, q') less this
 ETA, AI = 95, 50000  # hpcc_eta %, hpcc_ai_rate kbit/s (defaults)
 Q_HIGH = 5000  # bytes queued at the congested hop: 4 B T
-PLAN = 19
+PLAN = 20
 
 
 def int_block(kind, hops):
@@ -180,6 +180,7 @@ def test_bad_int(rig, qp, hop):
     """(c) Malformed INT and a third host's INT change nothing."""
     rate = qp_rate(qp)[1]
     mal = counter('rx_int_malformed')
+    malf = counter('rx_drop_malformed')
     bad = counter('rx_drop_bad_addr')
     got = counter('rx_int_pkts')
     hops = hop.step(500000, 1.0)
@@ -192,12 +193,18 @@ def test_bad_int(rig, qp, hop):
                   int_block(COLLECT, hops),  # a request's kind on an ACK
                   good[:1] + b'\x02' + good[2:]):  # one record short
         send_int(rig.wire.tx, PEER, hdrs, block)
-    # a block on a CNP (no ACK to carry it back)
+    time.sleep(0.3)
+    d = counter('rx_int_malformed') - mal
+    check('hpcc: malformed INT dropped (rx_int_malformed +5)', d == 5, d)
+    # A CNP with the bit and a block: not RC, so the bit is the IBA's
+    # reserved one, ignored; the block is then bytes a CNP cannot have.
     send_int(rig.wire.tx, PEER, rc.bth(rc.CNP, qp.qp_num, 0, becn=True) +
              b'\0' * 16, good)
     time.sleep(0.3)
-    d = counter('rx_int_malformed') - mal
-    check('hpcc: malformed INT dropped (rx_int_malformed +6)', d == 6, d)
+    d = (counter('rx_int_malformed') - mal - 5,
+         counter('rx_drop_malformed') - malf)
+    check('hpcc: on a CNP the INT bit is ignored, the CNP too long '
+          '(rx_drop_malformed +1)', d == (0, 1), d)
     atk = Attacker()
     atk.tx.sendto(with_int(rc.packet(ATTACKER, LOCAL, hdrs), 28 + len(hdrs),
                            good), (LOCAL, 0))

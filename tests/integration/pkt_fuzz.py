@@ -93,6 +93,10 @@ def diag(msg):
 
 # opcode -> (transport, header bytes incl. BTH, carries payload)
 T_RC, T_UC, T_UD, T_CNP = 'rc', 'uc', 'ud', 'cnp'
+# INT (kernel/proto/int.h): at most 5 records of 16 bytes after a 4-byte
+# header; RC requests collect (type 1), responses echo (type 2).
+INT_MAX_LEN = 4 + 5 * 16
+INT_COLLECT_OPS = set(range(0x00, 0x0d)) | {0x13, 0x14, 0x16, 0x17}
 B, R, A, AT, AK, D, I, IE, C = 12, 16, 4, 28, 8, 8, 4, 4, 16
 OPS = {}
 for _base, _t in ((0x00, T_RC), (0x20, T_UC)):
@@ -112,10 +116,11 @@ OPS.update({0x0c: (T_RC, B + R, 0), 0x0d: (T_RC, B + A, 1),
 
 STATIC = ('rx_drop_malformed', 'rx_drop_unsupported', 'rx_icrc_encapsulated',
           'rx_drop_bad_pkey', 'rx_cnp', 'rx_drop_no_qp', 'rx_drop_qp_type',
-          'rx_drop_no_mcast_group', 'np_ecn_marked_roce_packets')
+          'rx_drop_no_mcast_group', 'np_ecn_marked_roce_packets',
+          'rx_int_malformed')
 # Verdicts before the CE of a packet counts (recv.c, sroce_recv_verify()).
 HEADER_BAD = ('rx_drop_malformed', 'rx_drop_unsupported',
-              'rx_icrc_encapsulated', 'rx_drop_bad_pkey')
+              'rx_icrc_encapsulated', 'rx_drop_bad_pkey', 'rx_int_malformed')
 # Counters of what the QPs did with the packets handed to them.
 DEEP = ('rx_drop_qp_state', 'rx_drop_bad_addr', 'rx_drop_bad_qkey',
         'rx_drop_backlog', 'duplicate_request', 'out_of_sequence',
@@ -137,6 +142,21 @@ def oracle(t, dst, bad_icrc, qtypes):
     if n < hdr:
         return 'rx_drop_malformed'
     fixed = hdr + ((t[1] >> 4) & 3) + 4
+    if t[4] & 0x10 and tr == T_RC:
+        # HPCC's INT bit on an RC opcode (kernel/int.c): a block after the
+        # headers, checked before the payload; one that parses is left
+        # out of the ICRC, which this packet's (over it all) then fails.
+        if n < hdr + 4:
+            return 'rx_int_malformed'
+        blk = t[hdr:hdr + min(n - hdr - 4, INT_MAX_LEN)]
+        want = 0x10 | (1 if t[0] in INT_COLLECT_OPS else 2)
+        if (len(blk) < 4 or blk[0] != want or blk[2:4] != b'\0\0' or
+                blk[1] > 5 or 4 + 16 * blk[1] > len(blk)):
+            return 'rx_int_malformed'
+        n -= 4 + 16 * blk[1]
+        if n < fixed or (n > fixed and not pay):
+            return 'rx_drop_malformed'
+        return 'rx_icrc_encapsulated'
     if n < fixed or (n > fixed and not pay):
         return 'rx_drop_malformed'
     if bad_icrc:

@@ -19,7 +19,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-WIRE_PLAN=19
+WIRE_PLAN=20
 
 ktap_begin $((3 + WIRE_PLAN + 3)) "HPCC with injected INT"
 two_ns_start
