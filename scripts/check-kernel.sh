@@ -49,9 +49,10 @@ fi
 # whole suite on 6.1 and the debug subset: what ib_core offers a driver
 # (verbs through the provider, the requester, responder and completer,
 # memory registration, netdev events, rdma_cm through NVMe-oF), the
-# quickest first, so that a short budget skips the rest.
+# quickest first, so that a short budget skips the rest.  Not t-faults:
+# its ib_read_bw under 1 % loss stalled on 6.12 once (testing.rst).
 ci_files=(t-devinfo t-resp t-queues t-kconsumer t-peer t-netdev t-datapath
-	t-faults t-cc t-nvmeof t-inval t-pingpong t-link)
+	t-cc t-nvmeof t-inval t-pingpong t-link)
 if [ "${1:-}" = --ci ]; then
 	shift
 	set -- "${ci_files[@]}"
