@@ -24,7 +24,7 @@ import pyverbs.enums as e
 import roce_craft as rc
 from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
-from resp_wire import Rig, check, counter, describe, poll, results
+from resp_wire import Rig, check, counter, describe, finish, poll
 
 PEER_QPN = 0xabc
 
@@ -551,10 +551,7 @@ def main():
     test_fixed(rig)
     test_reset_rate(rig)
     test_reset_probe(rig)
-    npass = sum(1 for r in results if r)
-    nfail = len(results) - npass
-    print('%d passed, %d failed' % (npass, nfail))
-    sys.exit(1 if nfail else 0)
+    finish()
 
 
 if __name__ == '__main__':

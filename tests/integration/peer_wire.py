@@ -40,7 +40,7 @@ import pyverbs.enums as e
 import roce_craft as rc
 from pyverbs.wr import SGE, SendWR
 from resp_wire import (LOCAL, PEER, PEER_QPN, QKEY, RQ_PSN, Rig, check,
-                       counter, describe, poll, results)
+                       counter, describe, finish, poll)
 
 ATTACKER = '10.11.0.3'  # m3 in ns3, on the segment of v1 and v2
 LOCAL2 = '10.11.0.9'  # another address of sroce1's host (v1), no QP's GID
@@ -477,10 +477,7 @@ def main():
     test_np_mcast(rig, atk)
     test_request_dst(rig)
     test_responses(rig, atk)
-    npass = sum(1 for r in results if r)
-    nfail = len(results) - npass
-    print('%d passed, %d failed' % (npass, nfail))
-    sys.exit(1 if nfail else 0)
+    finish()
 
 
 if __name__ == '__main__':

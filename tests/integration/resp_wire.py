@@ -46,6 +46,14 @@ def check(name, ok, why=''):
     sys.stdout.flush()
 
 
+def finish():
+    """The KTAP summary line of every check() so far; exit 1 on a failure."""
+    npass = sum(1 for r in results if r)
+    nfail = len(results) - npass
+    print('%d passed, %d failed' % (npass, nfail))
+    sys.exit(1 if nfail else 0)
+
+
 def counter(name):
     base = os.environ.get('SROCE_HWC',
                           '/sys/class/infiniband/%s/ports/1/hw_counters' % DEV)
@@ -415,10 +423,7 @@ def main():
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
-    npass = sum(1 for r in results if r)
-    nfail = len(results) - npass
-    print('%d passed, %d failed' % (npass, nfail))
-    sys.exit(1 if nfail else 0)
+    finish()
 
 
 if __name__ == '__main__':
