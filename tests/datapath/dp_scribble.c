@@ -49,8 +49,13 @@
  * before any other thread had started), and the guest's per-thread CPU
  * clock jumps (over_limit()); a kernel loop in the caller's context, like
  * the RESET cursor case (an ERR transition walking from 0 to PROD), shows
- * in both.  resize_cq to max_cqe is timed alone, before the threads
- * start.  Every destroy must succeed.  At
+ * in both.  A slow query, resize_cq or modify_srq, calls that can be
+ * made again with the same arguments, is timed again up to twice and is
+ * slow only if every try is (TIMED_AGAIN: a loaded host stalls a vCPU for
+ * one call, a kernel loop makes every call slow; CI saw resize_cq of at
+ * most 4096 CQEs take 1.36 s, 1.16 s of CPU, once in 5026 calls beside
+ * two other guests).  resize_cq to max_cqe is timed alone, before the
+ * threads start.  Every destroy must succeed.  At
  * the end everything is destroyed, or with -x the process exits with
  * every object alive and in whatever state (the kernel's cleanup of a
  * dead process).  -P prints the plan.
@@ -222,6 +227,7 @@ struct sc_stat {
 	uint64_t n;
 	int64_t max_ns, max_cpu_ns;
 	uint64_t slow; /* calls over a limit */
+	uint64_t again; /* slow tries of a repeatable verb timed again */
 };
 
 struct sc_thread {
@@ -283,7 +289,13 @@ static void verb_begin(struct sc_thread *t, int v)
 	atomic_store_explicit(&t->since, now_ns(), memory_order_release);
 }
 
-static void verb_end(struct sc_thread *t, int v, struct sc_pair *p)
+/*
+ * The end of a call.  @again: the call may be made once more with the same
+ * arguments (TIMED_AGAIN): a slow try is then counted in ->again, not as
+ * slow, and verb_end() returns true so that the caller times it again.
+ */
+static bool verb_end(struct sc_thread *t, int v, struct sc_pair *p,
+		     bool again)
 {
 	int64_t dt = now_ns() - atomic_load(&t->since);
 	int64_t dc = cpu_ns() - t->since_cpu;
@@ -298,7 +310,11 @@ static void verb_end(struct sc_thread *t, int v, struct sc_pair *p)
 	if (dc > s->max_cpu_ns)
 		s->max_cpu_ns = dc;
 	if (!over_limit(dt, dc))
-		return;
+		return false;
+	if (again) {
+		s->again++;
+		return true;
+	}
 	s->slow++;
 	pthread_mutex_lock(&slow_lock);
 	if (nslow < SC_NSLOW) {
@@ -321,14 +337,38 @@ static void verb_end(struct sc_thread *t, int v, struct sc_pair *p)
 		}
 	}
 	pthread_mutex_unlock(&slow_lock);
+	return false;
 }
 
-#define TIMED(t, v, p, expr)                   \
-	({                                     \
-		verb_begin((t), (v));          \
-		__auto_type timed_r_ = (expr); \
-		verb_end((t), (v), (p));       \
-		timed_r_;                      \
+#define TIMED(t, v, p, expr)                    \
+	({                                      \
+		verb_begin((t), (v));           \
+		__auto_type timed_r_ = (expr);  \
+		verb_end((t), (v), (p), false); \
+		timed_r_;                       \
+	})
+
+/*
+ * A call that changes nothing, or that leaves the same state when it is
+ * made again with the same arguments (query, resize to a size, an SRQ
+ * attribute): a slow try is made again, up to SC_AGAIN more times, and
+ * only the last try can count as slow.  A kernel loop bounded by what the
+ * process wrote into its rings is slow on every try; a vCPU that a loaded
+ * host did not run for a second (TCG: the guest's clocks, the thread's CPU
+ * clock too, count that time as the call's) is rarely slow twice running.
+ * @expr is evaluated on every try: its arguments must not change.
+ */
+#define SC_AGAIN 2
+#define TIMED_AGAIN(t, v, p, expr)                                   \
+	({                                                           \
+		int timed_try_ = 0;                                  \
+		__typeof__(expr) timed_r_;                           \
+		do {                                                 \
+			verb_begin((t), (v));                        \
+			timed_r_ = (expr);                           \
+		} while (verb_end((t), (v), (p),                     \
+				  timed_try_++ < SC_AGAIN));         \
+		timed_r_;                                            \
 	})
 
 /* ---- QP set-up ---- */
@@ -984,6 +1024,8 @@ static void step_resize(struct sc_thread *t)
 				  1024, 4096, 0,  65537,  0xffffffff };
 	const uint32_t wrs[] = { 1, 2, SC_DEPTH, 100, 1024, 0, 0xffffffff };
 	struct ibv_srq_attr sa = {};
+	struct ibv_cq *cq;
+	int ncqe;
 
 	pthread_rwlock_rdlock(&p->lock);
 	if (!p->alive)
@@ -993,24 +1035,26 @@ static void step_resize(struct sc_thread *t)
 		case 0:
 			sa.max_wr =
 				pick32(g, wrs, sizeof(wrs) / sizeof(wrs[0]));
-			TIMED(t, V_MODIFY_SRQ, p,
-			      ibv_modify_srq(s->srq, &sa, IBV_SRQ_MAX_WR));
+			TIMED_AGAIN(t, V_MODIFY_SRQ, p,
+				    ibv_modify_srq(s->srq, &sa,
+						   IBV_SRQ_MAX_WR));
 			break;
 		case 1:
 			sa.srq_limit = rn(g, 2 * SC_DEPTH);
-			TIMED(t, V_MODIFY_SRQ, p,
-			      ibv_modify_srq(s->srq, &sa, IBV_SRQ_LIMIT));
+			TIMED_AGAIN(t, V_MODIFY_SRQ, p,
+				    ibv_modify_srq(s->srq, &sa,
+						   IBV_SRQ_LIMIT));
 			break;
 		default:
-			TIMED(t, V_QUERY_SRQ, p, ibv_query_srq(s->srq, &sa));
+			TIMED_AGAIN(t, V_QUERY_SRQ, p,
+				    ibv_query_srq(s->srq, &sa));
 			break;
 		}
 		goto out;
 	}
-	TIMED(t, V_RESIZE_CQ, p,
-	      ibv_resize_cq(rn(g, 2) ? s->scq : s->rcq,
-			    (int)pick32(g, cqes,
-					sizeof(cqes) / sizeof(cqes[0]))));
+	cq = rn(g, 2) ? s->scq : s->rcq;
+	ncqe = (int)pick32(g, cqes, sizeof(cqes) / sizeof(cqes[0]));
+	TIMED_AGAIN(t, V_RESIZE_CQ, p, ibv_resize_cq(cq, ncqe));
 out:
 	pthread_rwlock_unlock(&p->lock);
 }
@@ -1045,8 +1089,9 @@ static void step_state(struct sc_thread *t)
 			qp_to(t, p, side, i & 1 ? IBV_QPS_ERR : IBV_QPS_RESET);
 		break;
 	case 4:
-		TIMED(t, V_QUERY_QP, p,
-		      ibv_query_qp(p->s[side].qp, &a, IBV_QP_STATE, &ia));
+		TIMED_AGAIN(t, V_QUERY_QP, p,
+			    ibv_query_qp(p->s[side].qp, &a, IBV_QP_STATE,
+					 &ia));
 		break;
 	default:
 		/* RESET with whatever the rings hold, then INIT, ERR. */
@@ -1134,7 +1179,8 @@ static enum ibv_qp_state qp_state(struct sc_thread *t, struct sc_pair *p,
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr a;
 
-	if (TIMED(t, V_QUERY_QP, p, ibv_query_qp(qp, &a, IBV_QP_STATE, &ia)))
+	if (TIMED_AGAIN(t, V_QUERY_QP, p,
+			ibv_query_qp(qp, &a, IBV_QP_STATE, &ia)))
 		return (enum ibv_qp_state) - 1;
 	return a.qp_state;
 }
@@ -1411,10 +1457,10 @@ static void resize_max(struct sc_thread *t)
 		for (side = 0; side < 2; side++) {
 			struct ibv_cq *cq = pairs[i].s[side].rcq;
 
-			TIMED(t, V_RESIZE_CQ, &pairs[i],
-			      ibv_resize_cq(cq, max));
-			TIMED(t, V_RESIZE_CQ, &pairs[i],
-			      ibv_resize_cq(cq, SC_CQE));
+			TIMED_AGAIN(t, V_RESIZE_CQ, &pairs[i],
+				    ibv_resize_cq(cq, max));
+			TIMED_AGAIN(t, V_RESIZE_CQ, &pairs[i],
+				    ibv_resize_cq(cq, SC_CQE));
 		}
 }
 
@@ -1484,6 +1530,7 @@ static void merge(struct sc_stat *to, const struct sc_stat *from)
 	for (v = 0; v < V_NVERB; v++) {
 		to[v].n += from[v].n;
 		to[v].slow += from[v].slow;
+		to[v].again += from[v].again;
 		if (from[v].max_ns > to[v].max_ns)
 			to[v].max_ns = from[v].max_ns;
 		if (from[v].max_cpu_ns > to[v].max_cpu_ns)
@@ -1528,9 +1575,11 @@ static void report_verbs(void)
 			 " calls slower, max %.3f s, %.3f s of CPU",
 			 all[v].slow, all[v].n, all[v].max_ns / 1e9,
 			 all[v].max_cpu_ns / 1e9);
-		printf("# %s: %" PRIu64 " calls, max %.1f ms, %.1f ms of CPU\n",
+		printf("# %s: %" PRIu64
+		       " calls, max %.1f ms, %.1f ms of CPU, %" PRIu64
+		       " slow tries timed again\n",
 		       verb_name[v], all[v].n, all[v].max_ns / 1e6,
-		       all[v].max_cpu_ns / 1e6);
+		       all[v].max_cpu_ns / 1e6, all[v].again);
 		if (!all[v].n && verb_optional(v))
 			snprintf(name + strlen(name),
 				 sizeof(name) - strlen(name), " # SKIP no SRQ");

@@ -11,7 +11,8 @@
 # sroce2 (ns2).  dp_scribble's directed cases check the outcome of the
 # simplest attacks; no verb may take more than 1 s of both wall time and
 # its thread's CPU time (the kernel's work for the caller), nor more than
-# 3 s of wall time (dp_scribble.c says why two clocks); a verb running for
+# 3 s of wall time (dp_scribble.c says why two clocks, and why a slow
+# query, resize_cq or modify_srq is timed again); a verb running for
 # 10 s is a hang.  Run twice: once
 # tearing everything down, once exiting with every object alive (-x, the
 # kernel's cleanup of a dead process).
