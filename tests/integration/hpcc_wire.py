@@ -46,7 +46,7 @@ LINE_BYTES = BT_BITS // 8  # bytes the hop sends in T at its speed
 MTU = 1024  # hpcc_mtu: the queue term counts min(q, q') less this
 ETA, AI = 95, 50000  # hpcc_eta %, hpcc_ai_rate kbit/s (defaults)
 Q_HIGH = 5000  # bytes queued at the congested hop: 4 B T
-PLAN = 20
+PLAN = 22
 
 
 def int_block(kind, hops):
@@ -279,6 +279,72 @@ def test_echo(rig, qp, psn, who):
           len(r[0][1]) == 4, r and r[0][1].hex())
 
 
+def marked(t):
+    """@t (BTH..) with the BTH's INT bit set, as a peer that uses resv6a."""
+    t = bytearray(t)
+    t[4] |= 0x10
+    return bytes(t)
+
+
+def test_echo_psn(rig, qp, epsn):
+    """A request the responder does not accept (a duplicate it re-ACKs,
+    one past a PSN gap it NAKs) leaves the echo alone: its records are
+    not in the answer, nor in the next ACK."""
+    hops = [(77, 1, 2, 25000)]
+    ign = counter('rx_int_ignored')
+    got = []
+    for psn in ((epsn - 1) & 0xffffff, (epsn + 5) & 0xffffff):
+        hdrs = rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, psn, ackreq=True) + \
+            rc.reth(rig.mr.buf + 1024, rig.mr.rkey, 4)
+        rig.wire.drain()
+        send_int(rig.wire.tx, PEER, hdrs, int_block(COLLECT, hops), b'dupe')
+        r = rig.wire.replies(1, timeout=3.0)
+        b, rest = r[0] if r else ({}, b'')
+        got.append((b.get('opcode'), b.get('psn'), rest[:1].hex(),
+                    b.get('int')))
+    r = rig.ask(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, epsn, ackreq=True) +
+                rc.reth(rig.mr.buf + 1024, rig.mr.rkey, 4) + b'next')
+    b = r[0][0] if r else {}
+    got.append((b.get('opcode'), b.get('psn'), b.get('int')))
+    time.sleep(0.1)
+    d = counter('rx_int_ignored') - ign
+    prev = (epsn - 1) & 0xffffff
+    check('responder: a duplicate (re-ACKed) and an out-of-sequence '
+          '(NAKed) request with INT are not echoed, nor in the next ACK '
+          '(rx_int_ignored +2)',
+          got == [(rc.RC_ACK, prev, '1f', False),
+                  (rc.RC_ACK, epsn, '60', False),
+                  (rc.RC_ACK, epsn, False)] and d == 2, (got, d))
+
+
+def test_marked_plain(rig, qp, epsn):
+    """A plain request with the INT bit (resv6a) and no block: its ICRC,
+    over it as it is, makes it a plain packet (rx_int_ignored), also when
+    its payload starts like a block."""
+    mal = counter('rx_int_malformed')
+    enc = counter('rx_icrc_encapsulated')
+    ign = counter('rx_int_ignored')
+    got = []
+    for i, data in enumerate((b'plain bit set',
+                              int_block(COLLECT, []) + b'look-alike')):
+        psn = (epsn + i) & 0xffffff
+        r = rig.ask(marked(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, psn,
+                                  ackreq=True) +
+                           rc.reth(rig.mr.buf + 2048, rig.mr.rkey,
+                                   len(data))) + data)
+        b = r[0][0] if r else {}
+        time.sleep(0.1)
+        got.append((b.get('opcode'), b.get('psn') == psn, b.get('int'),
+                    rig.mr.read(len(data), 2048) == data))
+    time.sleep(0.1)
+    d = (counter('rx_int_ignored') - ign, counter('rx_int_malformed') - mal,
+         counter('rx_icrc_encapsulated') - enc)
+    check('a plain WRITE with the INT bit lands and is ACKed, no block or '
+          'a look-alike one (rx_int_ignored +2, nothing dropped)',
+          got == [(rc.RC_ACK, True, False, True)] * 2 and d == (2, 0, 0),
+          (got, d))
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
@@ -302,6 +368,8 @@ def main():
     test_not_selected(rig, plain, line)
     test_echo(rig, plain, RQ_PSN, 'dcqcn')
     test_echo(rig, qp, RQ_PSN, 'hpcc')
+    test_echo_psn(rig, qp, (RQ_PSN + 2) & 0xffffff)
+    test_marked_plain(rig, qp, (RQ_PSN + 3) & 0xffffff)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))
