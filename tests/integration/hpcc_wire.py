@@ -21,7 +21,11 @@ for the packet without the block, the BTH's INT bit set.
     is dropped (rx_drop_bad_addr) and neither changes the rate;
   - a dcqcn QP asks for nothing and ignores INT (rx_int_ignored);
   - the responder echoes a WRITE's INT records in its ACK (tx_int_echoed)
-    with the ICRC of the ACK without them, and the WRITE lands.
+    with the ICRC of the ACK without them, and the WRITE lands; not those
+    of a duplicate or out-of-sequence request (rx_int_ignored);
+  - a plain WRITE with the INT bit and no block lands (rx_int_ignored);
+  - INT in a PSN sequence error NAK does not move W_c (ack.seq is the
+    NAK's PSN, not the next).
 
 usage: hpcc_wire.py SGID_INDEX KNOB_DIR
 Prints KTAP and "N passed, N failed".
@@ -46,7 +50,9 @@ LINE_BYTES = BT_BITS // 8  # bytes the hop sends in T at its speed
 MTU = 1024  # hpcc_mtu: the queue term counts min(q, q') less this
 ETA, AI = 95, 50000  # hpcc_eta %, hpcc_ai_rate kbit/s (defaults)
 Q_HIGH = 5000  # bytes queued at the congested hop: 4 B T
-PLAN = 22
+PLAN = 23
+WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST,
+             rc.RC_WRITE_ONLY)
 
 
 def int_block(kind, hops):
@@ -103,8 +109,7 @@ def writes(rig, qp, length):
     want = (length + 1023) // 1024
     post_write(rig, qp, length)
     return [b for b, _ in rig.wire.replies(want, timeout=10.0)
-            if b['opcode'] in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
-                               rc.RC_WRITE_LAST, rc.RC_WRITE_ONLY)]
+            if b['opcode'] in WRITE_OPS]
 
 
 def one_rtt(rig, qp, hop, q, busy):
@@ -279,6 +284,39 @@ def test_echo(rig, qp, psn, who):
           len(r[0][1]) == 4, r and r[0][1].hex())
 
 
+def test_nak_seq(rig, qp, hop, line):
+    """A PSN sequence error NAK acknowledges only the PSNs before its own:
+    its INT is a sample, but not an ACK past lastUpdateSeq, so W_c stays
+    and the next RTT's ACK cuts from it, not from the NAK's window."""
+    r = writes(rig, qp, 2048)
+    again, rate_nak = [], 0
+    if len(r) == 2:
+        a = r[0]['psn']
+        # NAK of PSN a: nothing new acknowledged, a and a + 1 again
+        send_int(rig.wire.tx, PEER, rc.bth(rc.RC_ACK, qp.qp_num, a) +
+                 struct.pack('!I', 0x60 << 24), int_block(ECHO,
+                                                          hop.step(Q_HIGH,
+                                                                   1.0)))
+        again = [b['psn'] for b, _ in rig.wire.replies(2, timeout=10.0)
+                 if b['opcode'] in WRITE_OPS]
+        time.sleep(0.1)
+        rate_nak = qp_rate(qp)[1]
+        send_int(rig.wire.tx, PEER, ack_hdrs(qp, (a + 1) & 0xffffff, 1),
+                 int_block(ECHO, hop.step(Q_HIGH, 1.0)))
+    wc = poll(rig.cq, 5.0)
+    time.sleep(0.1)
+    rate = qp_rate(qp)[1]
+    # W_c is still the line rate of test_idle's end
+    want = min(line, int(line * ETA / 100 / util(Q_HIGH, 1.0)) + AI)
+    print('# hpcc: after a NAK with INT %d, after the ACK %d (want %d)' %
+          (rate_nak, rate, want))
+    check('hpcc: INT in a PSN sequence error NAK does not move W_c '
+          '(ack.seq is its PSN); the resent WRITE completes',
+          len(r) == 2 and again == [r[0]['psn'], r[1]['psn']] and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          near(rate, want), (again, wc and wc.status, rate_nak, rate, want))
+
+
 def marked(t):
     """@t (BTH..) with the BTH's INT bit set, as a peer that uses resv6a."""
     t = bytearray(t)
@@ -370,6 +408,7 @@ def main():
     test_echo(rig, qp, RQ_PSN, 'hpcc')
     test_echo_psn(rig, qp, (RQ_PSN + 2) & 0xffffff)
     test_marked_plain(rig, qp, (RQ_PSN + 3) & 0xffffff)
+    test_nak_seq(rig, qp, hop, line)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))

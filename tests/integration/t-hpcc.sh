@@ -7,10 +7,12 @@
 # sroce1 RC QP and injects the records a path would have stamped into its
 # ACKs (a congested hop cuts the rate, an idle one raises it again,
 # malformed INT and INT from a third host are dropped and counted and
-# change nothing, a dcqcn QP neither asks for INT nor reads it, and the
-# responder echoes a WRITE's records).  Then sroce1 <-> sroce2 with hpcc
-# on both: ibv_rc_pingpong with its content checked; no switch stamps
-# anything, so no INT comes back and both QPs stay at line rate.
+# change nothing, a dcqcn QP neither asks for INT nor reads it, the
+# responder echoes an accepted WRITE's records and no others, a plain
+# packet with the INT bit is plain, a NAK's INT does not move W_c).  Then
+# sroce1 <-> sroce2 with hpcc on both: ibv_rc_pingpong with its content
+# checked; no switch stamps anything, so no INT comes back and both QPs
+# stay at line rate, within 2x of dcqcn's time.
 #
 #   ns1: sroce1 on v1 10.11.0.1 ==veth== v2 10.11.0.2 sroce2, hpcc_wire.py :ns2
 #                                         \_ m3 10.11.0.3 third host :ns3
@@ -19,7 +21,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-WIRE_PLAN=22
+WIRE_PLAN=23
 
 ktap_begin $((3 + WIRE_PLAN + 4)) "HPCC with injected INT"
 two_ns_start
