@@ -12,7 +12,7 @@
 # packet with the INT bit is plain, a NAK's INT does not move W_c).  Then
 # sroce1 <-> sroce2 with hpcc on both: ibv_rc_pingpong with its content
 # checked; no switch stamps anything, so no INT comes back and both QPs
-# stay at line rate, within 2x of dcqcn's time.
+# stay at line rate, within 2.5x of dcqcn's time.
 #
 #   ns1: sroce1 on v1 10.11.0.1 ==veth== v2 10.11.0.2 sroce2, hpcc_wire.py :ns2
 #                                         \_ m3 10.11.0.3 third host :ns3
@@ -105,8 +105,8 @@ ktap_result "no switch, no INT: nothing echoed or received (line rate kept)" \
 
 # hpcc against dcqcn, both at line rate (no bottleneck, no INT), same boot
 # and no capture: hpcc paces every packet from init (so sends packet by
-# packet, no tx batches), dcqcn sends unpaced batches.  Best of two runs
-# each, alternating, against TCG's noise.
+# packet, no tx batches), dcqcn sends unpaced batches.  Best of three runs
+# each, alternating, against TCG's noise (single runs spread 3x).
 pp_usec() { # ALGO PORT
 	local algo=$1 port=$2 d
 	for d in sroce1 sroce2; do echo "$algo" >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
@@ -121,18 +121,18 @@ best() { # best of the usec figures on stdin ("" if any run failed)
 	     END { if (!bad && m) print m }'
 }
 pp=()
-for algo in dcqcn hpcc dcqcn hpcc; do
+for algo in dcqcn hpcc dcqcn hpcc dcqcn hpcc; do
 	port=$((port + 1))
 	pp+=("$algo $(pp_usec $algo $port || echo failed)")
 done
 diag "ibv_rc_pingpong -s 65536 -n 50, usec/iter: ${pp[*]}"
 dc=$(printf '%s\n' "${pp[@]}" | sed -n 's/^dcqcn //p' | best)
 hp=$(printf '%s\n' "${pp[@]}" | sed -n 's/^hpcc //p' | best)
-# A bound, not a ratio to keep: per-packet sends cost hpcc 1.0-1.3x of
-# dcqcn's time here (Documentation/cc.rst, "hpcc"); 2x catches a pacer
-# that waits for its timer at line rate (such waits made it 8x once).
-ktap_result "hpcc at line rate within 2x of dcqcn's time (best of two each)" \
-	"$([ -n "$dc" ] && [ -n "$hp" ] && [ "$hp" -le $((2 * dc)) ]; echo $?)" \
+# A bound, not a ratio to keep: per-packet sends cost hpcc 1.0-1.5x of
+# dcqcn's time here (Documentation/cc.rst, "hpcc"); 2.5x still catches a
+# pacer that waits for its timer at line rate (8x once).
+ktap_result "hpcc at line rate within 2.5x of dcqcn's time (best of three each)" \
+	"$([ -n "$dc" ] && [ -n "$hp" ] && [ $((2 * hp)) -le $((5 * dc)) ]; echo $?)" \
 	"hpcc ${hp:-?} usec/iter, dcqcn ${dc:-?}"
 for d in sroce1 sroce2; do echo dcqcn >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
 
