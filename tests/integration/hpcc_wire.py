@@ -19,7 +19,8 @@ for the packet without the block, the BTH's INT bit set.
     after hpcc_max_stage steps, back to line rate;
   - malformed INT is dropped (rx_int_malformed), INT from a third host
     is dropped (rx_drop_bad_addr) and neither changes the rate;
-  - a dcqcn QP asks for nothing and ignores INT (rx_int_ignored);
+  - a dcqcn QP asks for nothing and ignores INT (rx_int_ignored); one
+    created after switching back to hpcc asks;
   - the responder echoes a WRITE's INT records in its ACK (tx_int_echoed)
     with the ICRC of the ACK without them, and the WRITE lands; not those
     of a duplicate or out-of-sequence request (rx_int_ignored);
@@ -50,7 +51,7 @@ LINE_BYTES = BT_BITS // 8  # bytes the hop sends in T at its speed
 MTU = 1024  # hpcc_mtu: the queue term counts min(q, q') less this
 ETA, AI = 95, 50000  # hpcc_eta %, hpcc_ai_rate kbit/s (defaults)
 Q_HIGH = 5000  # bytes queued at the congested hop: 4 B T
-PLAN = 23
+PLAN = 24
 WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST,
              rc.RC_WRITE_ONLY)
 
@@ -241,6 +242,25 @@ def test_not_selected(rig, qp_dcqcn, line):
           rate == line, (wc and wc.status, algo, rate, line))
 
 
+def test_switched(rig):
+    """The device's algorithm switched back to hpcc: a QP created then asks
+    for INT (qp->cc.int_req is set with the QP's algorithm at create)."""
+    knob('roce_rp/cc_algo', 'hpcc')
+    qp = rig.rc_qp(timeout=20)
+    knob('roce_rp/cc_algo', 'dcqcn')
+    r = writes(rig, qp, 1024)
+    if r:
+        rig.wire.tx.sendto(rc.packet(PEER, LOCAL,
+                                     ack_hdrs(qp, r[0]['psn'], 1)),
+                           (LOCAL, 0))
+    wc = poll(rig.cq, 5.0)
+    check('dcqcn -> hpcc: a QP created after the switch asks for INT',
+          len(r) == 1 and r[0]['int_req'] and not r[0]['int'] and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          qp_rate(qp)[0] == 'hpcc', (r, wc and wc.status, qp_rate(qp)))
+    qp.close()
+
+
 def strip_int(raw, off, n):
     """The IPv4 packet @raw without the @n bytes at @off (lengths less)."""
     p = bytearray(raw[:off] + raw[off + n:])
@@ -412,6 +432,7 @@ def main():
     test_idle(rig, qp, hop, line, low)
     test_bad_int(rig, qp, hop)
     test_not_selected(rig, plain, line)
+    test_switched(rig)
     test_echo(rig, plain, RQ_PSN, 'dcqcn')
     test_echo(rig, qp, RQ_PSN, 'hpcc')
     test_echo_psn(rig, qp, (RQ_PSN + 2) & 0xffffff)

@@ -21,7 +21,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-WIRE_PLAN=23
+WIRE_PLAN=24
 
 ktap_begin $((3 + WIRE_PLAN + 4)) "HPCC with injected INT"
 two_ns_start
