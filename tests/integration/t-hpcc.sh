@@ -12,7 +12,7 @@
 # packet with the INT bit is plain, a NAK's INT does not move W_c).  Then
 # sroce1 <-> sroce2 with hpcc on both: ibv_rc_pingpong with its content
 # checked; no switch stamps anything, so no INT comes back and both QPs
-# stay at line rate, within 2.5x of dcqcn's time.
+# stay at line rate, within 4x of dcqcn's time.
 #
 #   ns1: sroce1 on v1 10.11.0.1 ==veth== v2 10.11.0.2 sroce2, hpcc_wire.py :ns2
 #                                         \_ m3 10.11.0.3 third host :ns3
@@ -128,11 +128,12 @@ done
 diag "ibv_rc_pingpong -s 65536 -n 50, usec/iter: ${pp[*]}"
 dc=$(printf '%s\n' "${pp[@]}" | sed -n 's/^dcqcn //p' | best)
 hp=$(printf '%s\n' "${pp[@]}" | sed -n 's/^hpcc //p' | best)
-# A bound, not a ratio to keep: per-packet sends cost hpcc 1.0-1.5x of
-# dcqcn's time here (Documentation/cc.rst, "hpcc"); 2.5x still catches a
-# pacer that waits for its timer at line rate (8x once).
-ktap_result "hpcc at line rate within 2.5x of dcqcn's time (best of three each)" \
-	"$([ -n "$dc" ] && [ -n "$hp" ] && [ $((2 * hp)) -le $((5 * dc)) ]; echo $?)" \
+# A bound, not a ratio to keep: best of each, hpcc took 0.95-2.3x of
+# dcqcn's time in five boots under varying host load (Documentation/
+# cc.rst, "hpcc"); 4x still catches a pacer that waits for its timer at
+# line rate (8x was reported once).
+ktap_result "hpcc at line rate within 4x of dcqcn's time (best of three each)" \
+	"$([ -n "$dc" ] && [ -n "$hp" ] && [ "$hp" -le $((4 * dc)) ]; echo $?)" \
 	"hpcc ${hp:-?} usec/iter, dcqcn ${dc:-?}"
 for d in sroce1 sroce2; do echo dcqcn >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
 
