@@ -280,6 +280,7 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 		algo = &sroce_cc_builtin[0];
 	rcu_read_unlock();
 	cc->algo = algo;
+	cc->int_req = algo->ops->on_int && qp->ibqp.qp_type == IB_QPT_RC;
 	sroce_cc_params_of(qp, &p);
 	cc->edt = ktime_get_ns();
 	algo->ops->init(&cc->st, &p, cc->edt);

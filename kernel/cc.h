@@ -75,6 +75,12 @@ struct sroce_qp_cc {
 	 */
 	spinlock_t lock;
 	struct sroce_cc_algo *algo; /* constant from create to destroy */
+	/*
+	 * RC and the algorithm reads INT (on_int): the requester asks for
+	 * it, the completer hands it over (int.h).  Set with algo, before
+	 * the QP is published; the data path reads it per packet.
+	 */
+	bool int_req;
 	struct sroce_cc_state st;
 	/* kbit/s, port speed at create and RESET; READ_ONCE without lock */
 	u64 line_rate;

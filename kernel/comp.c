@@ -888,7 +888,7 @@ static void sroce_comp_rx_locked(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	/* From the peer, in the window, handled: HPCC's telemetry. */
 	if (unlikely(sroce_rx_int_len(skb)))
-		sroce_int_rx_resp(qp, skb);
+		sroce_int_rx_resp(qp, skb, syn);
 unlock:
 	consume_skb(skb);
 }

@@ -93,9 +93,9 @@ enum sroce_counter {
 	SROCE_CNT_RP_CNP_IGNORED,
 	/* INT (HPCC, int.c) from the peer: to the algorithm, or to echo. */
 	SROCE_CNT_RX_INT,
-	/* Dropped: a packet with the INT bit and a bad block (or not RC). */
+	/* Dropped: INT bit on RC, no valid block, not plain by its ICRC. */
 	SROCE_CNT_RX_INT_MALFORMED,
-	/* INT in ACKs of a QP whose algorithm reads none, or RP disabled. */
+	/* INT unused: no on_int or RP off, request not accepted, no block. */
 	SROCE_CNT_RX_INT_IGNORED,
 	/* ACKs that echoed a request's INT block. */
 	SROCE_CNT_TX_INT_ECHO,

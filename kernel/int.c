@@ -3,19 +3,34 @@
  * int.c - INT of HPCC in the data path (int.h; the wire format and why
  * the ICRC does not cover the block: kernel/proto/int.h, cc.rst).
  *
- * A block is checked on receive before anything else looks at the packet,
- * and a bad one drops the packet (rx_int_malformed): a block that does
- * not parse leaves nowhere to find the payload.  What the records then
+ * A block is checked on receive before anything else looks at the packet.
+ * An RC packet with the INT bit is one with a block if the block parses
+ * and the ICRC without it verifies, else a plain packet from a peer that
+ * sets the reserved bit if the ICRC over it as it is verifies
+ * (rx_int_ignored), else it is dropped (recv.c: rx_int_malformed, or
+ * rx_icrc_encapsulated for a block that parsed).  What the records then
  * do is decided only after the checks of the QP (from its peer; for the
  * completer also in the PSN window), as for a CNP: a third host's
  * telemetry never reaches an algorithm.
+ *
+ * The responder keeps the records of a request it accepted (in sequence
+ * and executed) only.  A duplicate changes no responder state (IBA
+ * 9.7.5.1.1; rdma_rxe re-ACKs it from its state alone), so its records
+ * do not replace the echo: the re-ACK acknowledges ePSN - 1 and carries
+ * the echo of the accepted request up to it, if not yet sent.  A request
+ * past a PSN gap (NAKed), one the responder NAKs (RNR, errors) and a
+ * duplicate count in rx_int_ignored.  So an echo always goes back in an
+ * ACK or NAK whose PSN is at or after the request it came with.
+ *
+ * The completer hands the records over with what the response
+ * acknowledged (sroce_int_ack_seq()): an ACK its PSN, any NAK only the
+ * PSNs before it.
  */
 #include <linux/udp.h>
 
 #include "cc.h"
 #include "int.h"
 #include "proto/icrc.h"
-#include "proto/psn.h"
 
 #define SROCE_INT_UDP_HLEN ((u32)sizeof(struct udphdr))
 
@@ -86,24 +101,23 @@ void sroce_int_tx_echo(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_INT_ECHO);
 }
 
-void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb)
+void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb, u8 syn)
 {
 	struct sroce_cc_int t;
 	u64 ack_seq, snd_nxt;
 
 	lockdep_assert_held(&qp->req.lock);
-	if (!qp->cc.algo->ops->on_int) {
+	if (!qp->cc.int_req) {
 		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_INT_IGNORED);
 		return;
 	}
 	sroce_int_decode(sroce_int_block(skb), &t);
 	/*
-	 * HPCC's sequences are byte offsets compared modulo 2^64; PSNs in
-	 * the top 24 bits compare modulo 2^24, as PSNs do (C9-xx window).
-	 * The response acknowledges its PSN; snd_nxt is after any rewind.
+	 * What the response acknowledges (a NAK less than its PSN); snd_nxt
+	 * is after any rewind the response made.
 	 */
-	ack_seq = (u64)sroce_psn_next(SROCE_RX_CB(skb)->psn) << 40;
-	snd_nxt = (u64)qp->req.psn << 40;
+	ack_seq = sroce_int_ack_seq(SROCE_RX_CB(skb)->psn, syn);
+	snd_nxt = sroce_int_seq(qp->req.psn);
 	if (sroce_cc_int_ack(qp, ack_seq, snd_nxt, &t))
 		sroce_counter_inc(qp->sdev, SROCE_CNT_RX_INT);
 	else

@@ -7,10 +7,11 @@
  * hands an ACK's records to the QP's algorithm (Documentation/cc.rst,
  * "INT on the wire"; the wire format is kernel/proto/int.h).
  *
- * Only a QP whose algorithm has on_int (hpcc) asks for INT; every other
- * QP sends what it always sent.  A block that arrives at any RC QP is
- * checked and stepped over (cb->hdrlen covers it, so the payload is where
- * the rest of the data path looks for it).
+ * Only an RC QP whose algorithm has on_int (hpcc) asks for INT
+ * (qp->cc.int_req); every other QP sends what it always sent.  A block
+ * that arrives at any RC QP is checked and stepped over (cb->hdrlen
+ * covers it, so the payload is where the rest of the data path looks for
+ * it).
  *
  * Contexts: sroce_int_rx_parse() runs in the receive softirq before any
  * QP is known; sroce_int_rx_req() and the echo under the QP's resp.lock;
@@ -58,8 +59,9 @@ static inline u32 sroce_rx_int_len(struct sk_buff *skb)
 }
 
 /*
- * Responder: a request from the QP's peer carried a block (resp.lock
- * held): its records are echoed in the next ACK.
+ * Responder: a request from the QP's peer that the responder accepted
+ * carried a block (resp.lock held): its records are echoed in the next
+ * ACK (int.c: not for a duplicate or a request it NAKs).
  */
 void sroce_int_rx_req(struct sroce_qp *qp, struct sk_buff *skb);
 
@@ -75,19 +77,20 @@ static inline u32 sroce_int_echo_len(const struct sroce_qp *qp)
 void sroce_int_tx_echo(struct sroce_qp *qp, struct sk_buff *skb);
 
 /*
- * Completer: a response from the QP's peer in the window carried a block
- * (req.lock held): the records go to the QP's algorithm.
+ * Completer: a response from the QP's peer in the window, with AETH
+ * syndrome @syn (an ACK's if it has no AETH), carried a block (req.lock
+ * held): the records go to the QP's algorithm with what it acknowledged.
  */
-void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_int_rx_resp(struct sroce_qp *qp, struct sk_buff *skb, u8 syn);
 
 /*
  * Requester: a request packet's BTH asks for INT if the algorithm uses it
- * and ACKs can bring it back (RC).
+ * and ACKs can bring it back (RC): qp->cc.int_req, fixed at create.
  */
 static inline void sroce_int_tx_req(const struct sroce_qp *qp,
 				    struct sroce_bth *bth)
 {
-	if (unlikely(qp->cc.algo->ops->on_int) && qp->ibqp.qp_type == IB_QPT_RC)
+	if (unlikely(qp->cc.int_req))
 		sroce_bth_set_int_req(bth, true);
 }
 

@@ -139,7 +139,7 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 					   struct sroce_rx_cb *cb)
 {
 	const struct sroce_opcode_info *info;
-	enum sroce_counter drop;
+	enum sroce_counter drop = SROCE_CNT_MAX;
 	const struct sroce_bth *bth;
 	u32 len, hdrlen, int_len = 0;
 	int paylen;
@@ -162,16 +162,28 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 
 	len = skb->len - SROCE_UDP_HLEN;
-	/* HPCC's INT: a block between the headers and the payload (int.h) */
+	/*
+	 * HPCC's INT: a block between the headers and the payload (int.h).
+	 * Without one that parses, the packet may still be a plain one from
+	 * a peer that sets the reserved bit: parsed as such, with int_len 0,
+	 * and sroce_recv_verify() lets its ICRC decide.
+	 */
 	if (unlikely(sroce_bth_int(bth))) {
 		drop = sroce_int_rx_parse(skb, info, hdrlen, len, &int_len);
-		if (drop != SROCE_CNT_MAX)
+		if (unlikely(drop == SROCE_CNT_RX_DROP_MALFORMED))
 			return drop;
 		bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
 	}
 	paylen = sroce_opcode_payload_len(info, bth, len - int_len);
+	if (unlikely(paylen < 0 && int_len)) {
+		/* a block that leaves no valid packet is no block */
+		int_len = 0;
+		drop = SROCE_CNT_RX_INT_MALFORMED;
+		paylen = sroce_opcode_payload_len(info, bth, len);
+	}
 	if (unlikely(paylen < 0))
-		return SROCE_CNT_RX_DROP_MALFORMED;
+		return drop != SROCE_CNT_MAX ? drop :
+					       SROCE_CNT_RX_DROP_MALFORMED;
 
 	cb->info = info;
 	cb->opcode = sroce_bth_opcode(bth);
@@ -183,6 +195,39 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 }
 
 /*
+ * The ICRC of a packet whose BTH has the INT bit (int.h).  Parsed with a
+ * block (int_len > 0), its ICRC leaves the block out; parsed without one
+ * (none parsed), or if that ICRC fails, the packet may be a plain one from
+ * a peer that sets the reserved bit (IBA: ignored on receive): if the
+ * ICRC over all of it verifies, it is one, parsed again as such and
+ * counted in rx_int_ignored.  The two ICRCs cannot both verify but by a
+ * 2^-32 chance.
+ */
+static enum sroce_counter sroce_recv_verify_int(struct sk_buff *skb,
+						u32 int_len)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	u32 len = skb->len - SROCE_UDP_HLEN;
+	u32 hdrlen = sroce_opcode_hdr_len(cb->info);
+	const struct sroce_bth *bth;
+	int paylen;
+
+	if (int_len &&
+	    sroce_recv_icrc_ok(skb, len, SROCE_UDP_HLEN + hdrlen, int_len))
+		return SROCE_CNT_MAX;
+	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
+	paylen = sroce_opcode_payload_len(cb->info, bth, len);
+	if (unlikely(paylen < 0 || !sroce_recv_icrc_ok(skb, len, 0, 0)))
+		/* no block and not plain either: what its parse found */
+		return int_len ? SROCE_CNT_RX_ICRC_ENCAPSULATED :
+				 SROCE_CNT_RX_INT_MALFORMED;
+	cb->hdrlen = hdrlen;
+	cb->paylen = paylen;
+	sroce_counter_inc(cb->sdev, SROCE_CNT_RX_INT_IGNORED);
+	return SROCE_CNT_MAX;
+}
+
+/*
  * Second half of the checks of a parsed packet (IBA 9.6.1 order: ICRC,
  * then P_Key).  On success skb->data is at the BTH and skb->len covers
  * BTH..payload.
@@ -190,15 +235,21 @@ static enum sroce_counter sroce_recv_parse(struct sk_buff *skb,
 static enum sroce_counter sroce_recv_verify(struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	u32 len = skb->len - SROCE_UDP_HLEN;
 	const struct sroce_bth *bth;
-	u32 int_len;
+	enum sroce_counter drop;
 
 	bth = (const struct sroce_bth *)(skb->data + SROCE_UDP_HLEN);
-	int_len = sroce_rx_int_len_at(skb, bth);
-	if (unlikely(!sroce_recv_icrc_ok(skb, skb->len - SROCE_UDP_HLEN,
-					 SROCE_UDP_HLEN + cb->hdrlen - int_len,
-					 int_len)))
+	/* the bit on other transports is the IBA's reserved one: ignored */
+	if (unlikely(sroce_bth_int(bth)) &&
+	    sroce_opcode_transport(cb->opcode) == SROCE_TRANSPORT_RC) {
+		drop = sroce_recv_verify_int(skb,
+					     sroce_rx_int_len_at(skb, bth));
+		if (drop != SROCE_CNT_MAX)
+			return drop;
+	} else if (unlikely(!sroce_recv_icrc_ok(skb, len, 0, 0))) {
 		return SROCE_CNT_RX_ICRC_ENCAPSULATED;
+	}
 
 	/* IBA C9-42 with one partition: accept full and limited members. */
 	if (unlikely((sroce_bth_pkey(bth) & SROCE_PKEY_BASE_MASK) !=

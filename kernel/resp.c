@@ -499,11 +499,15 @@ static void sroce_resp_rc_duplicate(struct sroce_resp_ctx *c,
 		sroce_resp_ack(c, sroce_psn_add(r->psn, SROCE_PSN_MAX));
 }
 
-static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
+/*
+ * PSN check (IBA 9.7.5.1) and execution of an RC request: true if the
+ * request was accepted (in sequence and executed), false if it was a
+ * duplicate, out of sequence, or answered with a NAK.
+ */
+static bool sroce_resp_rc_accept(struct sroce_resp_ctx *c, struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
 	struct sroce_resp *r = &c->qp->resp;
-	u32 flags = cb->info->flags;
 	enum sroce_resp_act act;
 	s32 d;
 
@@ -512,7 +516,7 @@ static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 	d = sroce_psn_diff(cb->psn, r->psn);
 	if (d < 0) {
 		sroce_resp_rc_duplicate(c, skb);
-		return;
+		return false;
 	}
 	if (d > 0) {
 		/* IBA 9.7.5.1.2: one NAK per gap, then silence until filled */
@@ -521,27 +525,48 @@ static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
 			r->nak_sent = true;
 			sroce_resp_nak(c, r->psn, SROCE_NAK_PSN_SEQ_ERR);
 		}
-		return;
+		return false;
 	}
 	r->nak_sent = false;
 	c->np = true;
 
 	if (unlikely(!sroce_resp_seq_ok(c, skb))) {
 		sroce_resp_fail(c, cb->psn, SROCE_ACT_NAK_INV);
-		return;
+		return false;
 	}
 	act = sroce_resp_execute(c, skb);
 	if (act == SROCE_ACT_RNR) {
 		sroce_counter_inc(c->sdev, SROCE_CNT_OUT_OF_BUFFER);
 		sroce_resp_send_aeth(c, cb->psn,
 				     sroce_aeth_syn_rnr(c->min_rnr_timer));
-		return;
+		return false;
 	}
 	if (act != SROCE_ACT_DONE) {
 		sroce_resp_fail(c, cb->psn, act);
+		return false;
+	}
+	return true;
+}
+
+static void sroce_resp_rc(struct sroce_resp_ctx *c, struct sk_buff *skb)
+{
+	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
+	struct sroce_resp *r = &c->qp->resp;
+	u32 flags = cb->info->flags;
+
+	/*
+	 * A request's INT records go back only if it was accepted: a
+	 * duplicate or out-of-sequence one changes no responder state
+	 * (int.c), its echo neither.
+	 */
+	if (!sroce_resp_rc_accept(c, skb)) {
+		if (unlikely(sroce_rx_int_len(skb)))
+			sroce_counter_inc(c->sdev, SROCE_CNT_RX_INT_IGNORED);
 		return;
 	}
 	sroce_resp_track_msg(r, flags);
+	if (unlikely(sroce_rx_int_len(skb)))
+		sroce_int_rx_req(c->qp, skb);
 	/* READ and atomic requests advanced ePSN and answer with data. */
 	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
 		return;
@@ -787,9 +812,6 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		/* from the peer: its ports' records go back in the ACK */
-		if (unlikely(sroce_rx_int_len(skb)))
-			sroce_int_rx_req(qp, skb);
 		sroce_resp_rc(&c, skb);
 		break;
 	case IB_QPT_UC:

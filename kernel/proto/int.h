@@ -32,6 +32,7 @@
 #include "env.h"
 #include "cc.h"
 #include "hdr.h"
+#include "psn.h"
 
 /* The marker bits, in the BTH word of FECN, BECN and DestQP. */
 #define SROCE_BTH_INT_REQ 0x20000000U
@@ -127,5 +128,30 @@ void sroce_int_decode(const void *p, struct sroce_cc_int *t);
  */
 u32 sroce_int_encode(void *buf, enum sroce_int_type type,
 		     const struct sroce_cc_int *t);
+
+/*
+ * HPCC's sequences (ack.seq, snd_nxt, lastUpdateSeq) are byte offsets
+ * compared modulo 2^64: a PSN in the top 24 bits, so that the comparison
+ * is the PSN window's, modulo 2^24 (IBA 9.7.1).
+ */
+static inline u64 sroce_int_seq(u32 psn)
+{
+	return (u64)sroce_psn_mask(psn) << 40;
+}
+
+/*
+ * ack.seq of a response with PSN @psn and AETH syndrome @syn (a response
+ * without an AETH, a READ middle, passes an ACK's): the sequence of the
+ * first request packet it does not acknowledge.  An ACK acknowledges up
+ * to @psn (IBA 9.7.5.1); a NAK (PSN sequence error: @psn is the
+ * responder's ePSN, to be sent again; or a remote error at @psn) and an
+ * RNR NAK (@psn to be retried) acknowledge only up to @psn - 1.
+ */
+static inline u64 sroce_int_ack_seq(u32 psn, u8 syn)
+{
+	if (sroce_aeth_syn_type(syn) != SROCE_AETH_ACK)
+		return sroce_int_seq(psn);
+	return sroce_int_seq(sroce_psn_next(psn));
+}
 
 #endif /* _SROCE_PROTO_INT_H */

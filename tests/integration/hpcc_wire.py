@@ -19,9 +19,14 @@ for the packet without the block, the BTH's INT bit set.
     after hpcc_max_stage steps, back to line rate;
   - malformed INT is dropped (rx_int_malformed), INT from a third host
     is dropped (rx_drop_bad_addr) and neither changes the rate;
-  - a dcqcn QP asks for nothing and ignores INT (rx_int_ignored);
+  - a dcqcn QP asks for nothing and ignores INT (rx_int_ignored); one
+    created after switching back to hpcc asks;
   - the responder echoes a WRITE's INT records in its ACK (tx_int_echoed)
-    with the ICRC of the ACK without them, and the WRITE lands.
+    with the ICRC of the ACK without them, and the WRITE lands; not those
+    of a duplicate or out-of-sequence request (rx_int_ignored);
+  - a plain WRITE with the INT bit and no block lands (rx_int_ignored);
+  - INT in a PSN sequence error NAK does not move W_c (ack.seq is the
+    NAK's PSN, not the next).
 
 usage: hpcc_wire.py SGID_INDEX KNOB_DIR
 Prints KTAP and "N passed, N failed".
@@ -46,7 +51,9 @@ LINE_BYTES = BT_BITS // 8  # bytes the hop sends in T at its speed
 MTU = 1024  # hpcc_mtu: the queue term counts min(q, q') less this
 ETA, AI = 95, 50000  # hpcc_eta %, hpcc_ai_rate kbit/s (defaults)
 Q_HIGH = 5000  # bytes queued at the congested hop: 4 B T
-PLAN = 20
+PLAN = 24
+WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST,
+             rc.RC_WRITE_ONLY)
 
 
 def int_block(kind, hops):
@@ -103,8 +110,7 @@ def writes(rig, qp, length):
     want = (length + 1023) // 1024
     post_write(rig, qp, length)
     return [b for b, _ in rig.wire.replies(want, timeout=10.0)
-            if b['opcode'] in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
-                               rc.RC_WRITE_LAST, rc.RC_WRITE_ONLY)]
+            if b['opcode'] in WRITE_OPS]
 
 
 def one_rtt(rig, qp, hop, q, busy):
@@ -236,6 +242,25 @@ def test_not_selected(rig, qp_dcqcn, line):
           rate == line, (wc and wc.status, algo, rate, line))
 
 
+def test_switched(rig):
+    """The device's algorithm switched back to hpcc: a QP created then asks
+    for INT (qp->cc.int_req is set with the QP's algorithm at create)."""
+    knob('roce_rp/cc_algo', 'hpcc')
+    qp = rig.rc_qp(timeout=20)
+    knob('roce_rp/cc_algo', 'dcqcn')
+    r = writes(rig, qp, 1024)
+    if r:
+        rig.wire.tx.sendto(rc.packet(PEER, LOCAL,
+                                     ack_hdrs(qp, r[0]['psn'], 1)),
+                           (LOCAL, 0))
+    wc = poll(rig.cq, 5.0)
+    check('dcqcn -> hpcc: a QP created after the switch asks for INT',
+          len(r) == 1 and r[0]['int_req'] and not r[0]['int'] and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          qp_rate(qp)[0] == 'hpcc', (r, wc and wc.status, qp_rate(qp)))
+    qp.close()
+
+
 def strip_int(raw, off, n):
     """The IPv4 packet @raw without the @n bytes at @off (lengths less)."""
     p = bytearray(raw[:off] + raw[off + n:])
@@ -279,6 +304,113 @@ def test_echo(rig, qp, psn, who):
           len(r[0][1]) == 4, r and r[0][1].hex())
 
 
+def test_nak_seq(rig, qp, hop, line):
+    """A PSN sequence error NAK acknowledges only the PSNs before its own:
+    its INT is a sample, but not an ACK past lastUpdateSeq, so W_c stays
+    and the next RTT's ACK cuts from it, not from the NAK's window."""
+    # A reference newer than 2 s (else the NAK's INT is none: cc_hpcc.c's
+    # compact deltas), then an idle-hop sample: W_c = line rate again and
+    # lastUpdateSeq = the WRITE's first PSN.
+    one_rtt(rig, qp, hop, 0, 0.01)
+    one_rtt(rig, qp, hop, 0, 0.01)
+    r = writes(rig, qp, 2048)
+    again, rate_nak = [], 0
+    if len(r) == 2:
+        a = r[0]['psn']
+        # NAK of PSN a: nothing new acknowledged, a and a + 1 again
+        send_int(rig.wire.tx, PEER, rc.bth(rc.RC_ACK, qp.qp_num, a) +
+                 struct.pack('!I', 0x60 << 24), int_block(ECHO,
+                                                          hop.step(Q_HIGH,
+                                                                   1.0)))
+        again = [b['psn'] for b, _ in rig.wire.replies(2, timeout=10.0)
+                 if b['opcode'] in WRITE_OPS]
+        time.sleep(0.1)
+        rate_nak = qp_rate(qp)[1]
+        send_int(rig.wire.tx, PEER, ack_hdrs(qp, (a + 1) & 0xffffff, 1),
+                 int_block(ECHO, hop.step(Q_HIGH, 1.0)))
+    wc = poll(rig.cq, 5.0)
+    time.sleep(0.1)
+    rate = qp_rate(qp)[1]
+    # the NAK's sample: U = 1 (no queue yet in min(q, q')), a cut of W_c
+    want_nak = min(line, int(line * ETA / 100) + AI)
+    # the ACK's, from W_c = line rate; had the NAK moved W_c, from want_nak
+    want = min(line, int(line * ETA / 100 / util(Q_HIGH, 1.0)) + AI)
+    print('# hpcc: after a NAK with INT %d (want %d), after the ACK %d '
+          '(want %d)' % (rate_nak, want_nak, rate, want))
+    check('hpcc: INT in a PSN sequence error NAK is a sample but does not '
+          'move W_c (ack.seq is its PSN); the resent WRITE completes',
+          len(r) == 2 and again == [r[0]['psn'], r[1]['psn']] and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS and
+          near(rate_nak, want_nak) and near(rate, want),
+          (again, wc and wc.status, rate_nak, want_nak, rate, want))
+
+
+def marked(t):
+    """@t (BTH..) with the BTH's INT bit set, as a peer that uses resv6a."""
+    t = bytearray(t)
+    t[4] |= 0x10
+    return bytes(t)
+
+
+def test_echo_psn(rig, qp, epsn):
+    """A request the responder does not accept (a duplicate it re-ACKs,
+    one past a PSN gap it NAKs) leaves the echo alone: its records are
+    not in the answer, nor in the next ACK."""
+    hops = [(77, 1, 2, 25000)]
+    ign = counter('rx_int_ignored')
+    got = []
+    for psn in ((epsn - 1) & 0xffffff, (epsn + 5) & 0xffffff):
+        hdrs = rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, psn, ackreq=True) + \
+            rc.reth(rig.mr.buf + 1024, rig.mr.rkey, 4)
+        rig.wire.drain()
+        send_int(rig.wire.tx, PEER, hdrs, int_block(COLLECT, hops), b'dupe')
+        r = rig.wire.replies(1, timeout=3.0)
+        b, rest = r[0] if r else ({}, b'')
+        got.append((b.get('opcode'), b.get('psn'), rest[:1].hex(),
+                    b.get('int')))
+    r = rig.ask(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, epsn, ackreq=True) +
+                rc.reth(rig.mr.buf + 1024, rig.mr.rkey, 4) + b'next')
+    b = r[0][0] if r else {}
+    got.append((b.get('opcode'), b.get('psn'), b.get('int')))
+    time.sleep(0.1)
+    d = counter('rx_int_ignored') - ign
+    prev = (epsn - 1) & 0xffffff
+    check('responder: a duplicate (re-ACKed) and an out-of-sequence '
+          '(NAKed) request with INT are not echoed, nor in the next ACK '
+          '(rx_int_ignored +2)',
+          got == [(rc.RC_ACK, prev, '1f', False),
+                  (rc.RC_ACK, epsn, '60', False),
+                  (rc.RC_ACK, epsn, False)] and d == 2, (got, d))
+
+
+def test_marked_plain(rig, qp, epsn):
+    """A plain request with the INT bit (resv6a) and no block: its ICRC,
+    over it as it is, makes it a plain packet (rx_int_ignored), also when
+    its payload starts like a block."""
+    mal = counter('rx_int_malformed')
+    enc = counter('rx_icrc_encapsulated')
+    ign = counter('rx_int_ignored')
+    got = []
+    for i, data in enumerate((b'plain bit set',
+                              int_block(COLLECT, []) + b'look-alike')):
+        psn = (epsn + i) & 0xffffff
+        r = rig.ask(marked(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, psn,
+                                  ackreq=True) +
+                           rc.reth(rig.mr.buf + 2048, rig.mr.rkey,
+                                   len(data))) + data)
+        b = r[0][0] if r else {}
+        time.sleep(0.1)
+        got.append((b.get('opcode'), b.get('psn') == psn, b.get('int'),
+                    rig.mr.read(len(data), 2048) == data))
+    time.sleep(0.1)
+    d = (counter('rx_int_ignored') - ign, counter('rx_int_malformed') - mal,
+         counter('rx_icrc_encapsulated') - enc)
+    check('a plain WRITE with the INT bit lands and is ACKed, no block or '
+          'a look-alike one (rx_int_ignored +2, nothing dropped)',
+          got == [(rc.RC_ACK, True, False, True)] * 2 and d == (2, 0, 0),
+          (got, d))
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
@@ -300,8 +432,12 @@ def main():
     test_idle(rig, qp, hop, line, low)
     test_bad_int(rig, qp, hop)
     test_not_selected(rig, plain, line)
+    test_switched(rig)
     test_echo(rig, plain, RQ_PSN, 'dcqcn')
     test_echo(rig, qp, RQ_PSN, 'hpcc')
+    test_echo_psn(rig, qp, (RQ_PSN + 2) & 0xffffff)
+    test_marked_plain(rig, qp, (RQ_PSN + 3) & 0xffffff)
+    test_nak_seq(rig, qp, hop, line)
     npass = sum(1 for r in results if r)
     nfail = len(results) - npass
     print('%d passed, %d failed' % (npass, nfail))

@@ -117,7 +117,7 @@ OPS.update({0x0c: (T_RC, B + R, 0), 0x0d: (T_RC, B + A, 1),
 STATIC = ('rx_drop_malformed', 'rx_drop_unsupported', 'rx_icrc_encapsulated',
           'rx_drop_bad_pkey', 'rx_cnp', 'rx_drop_no_qp', 'rx_drop_qp_type',
           'rx_drop_no_mcast_group', 'np_ecn_marked_roce_packets',
-          'rx_int_malformed')
+          'rx_int_malformed', 'rx_int_ignored')
 # Verdicts before the CE of a packet counts (recv.c, sroce_recv_verify()).
 HEADER_BAD = ('rx_drop_malformed', 'rx_drop_unsupported',
               'rx_icrc_encapsulated', 'rx_drop_bad_pkey', 'rx_int_malformed')
@@ -130,8 +130,36 @@ DEEP = ('rx_drop_qp_state', 'rx_drop_bad_addr', 'rx_drop_bad_qkey',
         'implied_nak_seq_err', 'packet_seq_err', 'rnr_nak_retry_err')
 
 
+def int_verdict(t, hdr, fixed, pay, bad_icrc):
+    """HPCC's INT bit on an RC opcode (kernel/recv.c, int.c): the drop
+    counter, or None for a plain packet with the bit (rx_int_ignored).  A
+    block after the headers that parses and leaves a valid packet is left
+    out of the ICRC, which this packet's (over it all) then fails; the
+    ICRC over the packet as it is then decides whether it is a plain one.
+    Without such a block it is plain if that ICRC verifies."""
+    n = len(t) + 4
+    plain_ok = not (n < fixed or (n > fixed and not pay))
+    blk = t[hdr:hdr + min(max(n - hdr - 4, 0), INT_MAX_LEN)]
+    want = 0x10 | (1 if t[0] in INT_COLLECT_OPS else 2)
+    has = (len(blk) >= 4 and blk[0] == want and blk[2:4] == b'\0\0' and
+           blk[1] <= 5 and 4 + 16 * blk[1] <= len(blk))
+    if has:
+        m = n - (4 + 16 * blk[1])
+        has = not (m < fixed or (m > fixed and not pay))
+    if not plain_ok or bad_icrc:
+        return 'rx_icrc_encapsulated' if has else 'rx_int_malformed'
+    return None
+
+
 def oracle(t, dst, bad_icrc, qtypes):
-    """Counter recv.c must count @t (BTH..pad) under, or 'deliver'."""
+    """(counter recv.c must count @t (BTH..pad) under, or 'deliver';
+    whether it also counts rx_int_ignored)."""
+    v = oracle_recv(t, dst, bad_icrc, qtypes)
+    return (v[0], True) if isinstance(v, tuple) else (v, False)
+
+
+def oracle_recv(t, dst, bad_icrc, qtypes):
+    """oracle()'s verdict, a tuple for a plain packet with the INT bit."""
     n = len(t) + 4
     if n < 16:
         return 'rx_drop_malformed'
@@ -143,24 +171,17 @@ def oracle(t, dst, bad_icrc, qtypes):
         return 'rx_drop_malformed'
     fixed = hdr + ((t[1] >> 4) & 3) + 4
     if t[4] & 0x10 and tr == T_RC:
-        # HPCC's INT bit on an RC opcode (kernel/int.c): a block after the
-        # headers, checked before the payload; one that parses is left
-        # out of the ICRC, which this packet's (over it all) then fails.
-        if n < hdr + 4:
-            return 'rx_int_malformed'
-        blk = t[hdr:hdr + min(n - hdr - 4, INT_MAX_LEN)]
-        want = 0x10 | (1 if t[0] in INT_COLLECT_OPS else 2)
-        if (len(blk) < 4 or blk[0] != want or blk[2:4] != b'\0\0' or
-                blk[1] > 5 or 4 + 16 * blk[1] > len(blk)):
-            return 'rx_int_malformed'
-        n -= 4 + 16 * blk[1]
-        if n < fixed or (n > fixed and not pay):
-            return 'rx_drop_malformed'
-        return 'rx_icrc_encapsulated'
+        v = int_verdict(t, hdr, fixed, pay, bad_icrc)
+        return v if v else (oracle_plain(t, dst, qtypes, tr),)
     if n < fixed or (n > fixed and not pay):
         return 'rx_drop_malformed'
     if bad_icrc:
         return 'rx_icrc_encapsulated'
+    return oracle_plain(t, dst, qtypes, tr)
+
+
+def oracle_plain(t, dst, qtypes, tr):
+    """The verdict of a packet past its length and ICRC checks."""
     pkey = struct.unpack('!H', t[2:4])[0]
     if pkey & 0x7fff != 0x7fff:
         return 'rx_drop_bad_pkey'
@@ -646,8 +667,11 @@ class Fuzzer:
             return
         self.sent += 1
         self.from_third += third
-        v = oracle(t, dst, bad_icrc, self.qtypes)
+        v, ignored = oracle(t, dst, bad_icrc, self.qtypes)
         self.expect[v] = self.expect.get(v, 0) + 1
+        if ignored:
+            k = 'rx_int_ignored'
+            self.expect[k] = self.expect.get(k, 0) + 1
         if tos == 0x03 and v not in HEADER_BAD:
             k = 'np_ecn_marked_roce_packets'
             self.expect[k] = self.expect.get(k, 0) + 1

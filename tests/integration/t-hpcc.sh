@@ -7,10 +7,12 @@
 # sroce1 RC QP and injects the records a path would have stamped into its
 # ACKs (a congested hop cuts the rate, an idle one raises it again,
 # malformed INT and INT from a third host are dropped and counted and
-# change nothing, a dcqcn QP neither asks for INT nor reads it, and the
-# responder echoes a WRITE's records).  Then sroce1 <-> sroce2 with hpcc
-# on both: ibv_rc_pingpong with its content checked; no switch stamps
-# anything, so no INT comes back and both QPs stay at line rate.
+# change nothing, a dcqcn QP neither asks for INT nor reads it, the
+# responder echoes an accepted WRITE's records and no others, a plain
+# packet with the INT bit is plain, a NAK's INT does not move W_c).  Then
+# sroce1 <-> sroce2 with hpcc on both: ibv_rc_pingpong with its content
+# checked; no switch stamps anything, so no INT comes back and both QPs
+# stay at line rate, within 4x of dcqcn's time.
 #
 #   ns1: sroce1 on v1 10.11.0.1 ==veth== v2 10.11.0.2 sroce2, hpcc_wire.py :ns2
 #                                         \_ m3 10.11.0.3 third host :ns3
@@ -19,9 +21,9 @@
 . "$(dirname "${BASH_SOURCE[0]}")/dp-lib.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-WIRE_PLAN=20
+WIRE_PLAN=24
 
-ktap_begin $((3 + WIRE_PLAN + 3)) "HPCC with injected INT"
+ktap_begin $((3 + WIRE_PLAN + 4)) "HPCC with injected INT"
 two_ns_start
 
 third_host() {
@@ -100,6 +102,39 @@ ktap_result "no switch, no INT: nothing echoed or received (line rate kept)" \
 	"$([ -e /sys/class/infiniband/sroce1/ports/1/hw_counters/rx_int_pkts ] &&
 		[ $int1 -eq $int0 ] && [ $echo1 -eq $echo0 ]; echo $?)" \
 	"rx_int_pkts +$((int1 - int0)), tx_int_echoed +$((echo1 - echo0))"
+
+# hpcc against dcqcn, both at line rate (no bottleneck, no INT), same boot
+# and no capture: hpcc paces every packet from init (so sends packet by
+# packet, no tx batches), dcqcn sends unpaced batches.  Best of three runs
+# each, alternating, against TCG's noise (single runs spread 3x).
+pp_usec() { # ALGO PORT
+	local algo=$1 port=$2 d
+	for d in sroce1 sroce2; do echo "$algo" >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
+	PAIR_PORT=$port run_pair 120 \
+		ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p $port -s 65536 -n 50 --chk" \
+		ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p $port -s 65536 -n 50 --chk 10.11.0.2" ||
+		return 1
+	sed -n 's/.* = \([0-9]*\)\.[0-9]* usec\/iter.*/\1/p' <<<"$pair_cout"
+}
+best() { # best of the usec figures on stdin ("" if any run failed)
+	awk '!/^[0-9]+$/ { bad = 1 } $1 < m || !m { m = $1 }
+	     END { if (!bad && m) print m }'
+}
+pp=()
+for algo in dcqcn hpcc dcqcn hpcc dcqcn hpcc; do
+	port=$((port + 1))
+	pp+=("$algo $(pp_usec $algo $port || echo failed)")
+done
+diag "ibv_rc_pingpong -s 65536 -n 50, usec/iter: ${pp[*]}"
+dc=$(printf '%s\n' "${pp[@]}" | sed -n 's/^dcqcn //p' | best)
+hp=$(printf '%s\n' "${pp[@]}" | sed -n 's/^hpcc //p' | best)
+# A bound, not a ratio to keep: best of each, hpcc took 0.95-2.3x of
+# dcqcn's time in five boots under varying host load (Documentation/
+# cc.rst, "hpcc"); 4x still catches a pacer that waits for its timer at
+# line rate (8x was reported once).
+ktap_result "hpcc at line rate within 4x of dcqcn's time (best of three each)" \
+	"$([ -n "$dc" ] && [ -n "$hp" ] && [ "$hp" -le $((4 * dc)) ]; echo $?)" \
+	"hpcc ${hp:-?} usec/iter, dcqcn ${dc:-?}"
 for d in sroce1 sroce2; do echo dcqcn >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
 
 ktap_done

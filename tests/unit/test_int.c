@@ -4,7 +4,8 @@
  * marker bits, the byte layout written out by hand, parse limits, the
  * decode/encode round trip (records newest first on the wire, in path
  * order in struct sroce_cc_int), and the ICRC of a packet with a block:
- * that of the same packet without it.
+ * that of the same packet without it; what a response acknowledges
+ * (HPCC's ack.seq).
  */
 #include "ktest.h"
 #include "hdr.h"
@@ -176,10 +177,40 @@ static void int_icrc_uncovered(struct ktest *t)
 			 -EINVAL);
 }
 
+/*
+ * HPCC's ack.seq of a response: an ACK acknowledges its PSN, a NAK of any
+ * kind (sequence error, RNR, remote errors) only the PSNs before it.
+ */
+static void int_ack_seq(struct ktest *t)
+{
+	u8 ack = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+
+	KTEST_EXPECT_EQ(t, sroce_int_seq(5), 5ULL << 40);
+	KTEST_EXPECT_EQ(t, sroce_int_seq(0x1ffffff), 0xffffffULL << 40);
+	KTEST_EXPECT_EQ(t, sroce_int_ack_seq(5, ack), 6ULL << 40);
+	KTEST_EXPECT_EQ(t, sroce_int_ack_seq(0xffffff, ack), 0);
+	/* no AETH (a READ middle) passes 0, an ACK's syndrome */
+	KTEST_EXPECT_EQ(t, sroce_int_ack_seq(5, 0), 6ULL << 40);
+	KTEST_EXPECT_EQ(
+		t,
+		sroce_int_ack_seq(5, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR)),
+		5ULL << 40);
+	KTEST_EXPECT_EQ(t, sroce_int_ack_seq(5, sroce_aeth_syn_rnr(14)),
+			5ULL << 40);
+	KTEST_EXPECT_EQ(t,
+			sroce_int_ack_seq(0, sroce_aeth_syn_nak(
+						     SROCE_NAK_REM_ACCESS_ERR)),
+			0);
+	KTEST_EXPECT_EQ(
+		t,
+		sroce_int_ack_seq(5, sroce_aeth_syn_nak(SROCE_NAK_INVALID_REQ)),
+		sroce_int_ack_seq(4, ack));
+}
+
 static const struct ktest_case int_cases[] = {
 	KTEST_CASE(int_bth_bits),	KTEST_CASE(int_decode_by_hand),
 	KTEST_CASE(int_parse_limits),	KTEST_CASE(int_round_trip),
-	KTEST_CASE(int_icrc_uncovered),
+	KTEST_CASE(int_icrc_uncovered), KTEST_CASE(int_ack_seq),
 };
 
 KTEST_SUITE(int);
