@@ -311,7 +311,7 @@ pair() {
 	read -r s0 <$W/fseq
 	t0=$EPOCHSECONDS
 	if [ "$4" = cm ]; then
-		PAIR_READY="cm_listening $port" PAIR_READY_S=10 \
+		PAIR_READY="cm_listening $port" \
 			run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
 	else
 		PAIR_PORT=$port run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
