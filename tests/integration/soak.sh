@@ -21,7 +21,11 @@
 #   devdel rdma link delete of sroce1 or sroce2, then add it again
 #   nsdel  every process in ns1 or ns2 killed, the namespace deleted
 #          (taking the veth and both devices with it), then rebuilt
-# No fault starts in the last SROCE_SOAK_QUIET seconds (default 30).
+# No fault starts in the last SROCE_SOAK_QUIET seconds (default 30), and
+# the last fault ends at least that long before the end: when a fault
+# ends later (a slow host), or when the first round of six kinds is not
+# complete by then, the soak is longer than SROCE_SOAK_SECONDS ($W/t_end
+# holds its end, the injector moves it).
 #
 # A fault is "active" from its start until the fabric is whole again
 # (devices back, GIDs present).  Each run of a worker is judged by the
@@ -68,6 +72,10 @@ WORKERS="verbs rcpp ud cm bw"
 KINDS="link loss mtu kill devdel nsdel"
 TOOLS="dp_soak ibv_rc_pingpong ibv_ud_pingpong rping ucmatose ib_write_bw ib_read_bw ib_atomic_bw"
 W=/tmp/soak
+# A soak of at least 12 fault intervals before the quiet end has every
+# kind once (the injector goes on until it has, moving the end); a
+# shorter one at least one fault.
+need=$((DUR - QUIET >= 12 * EVERY ? 6 : 1))
 
 ktap_begin 18 "soak with faults: ${DUR} s, a fault every ${EVERY} s, seed $SEED"
 RANDOM=$SEED
@@ -115,6 +123,12 @@ ns_rebuild() {
 	two_ns_veth && dev_up 1 && dev_up 2
 }
 
+# put FILE VALUE: write VALUE to FILE at once (a rename), so that no reader
+# sees it empty.
+put() {
+	echo "$2" >"$1.$BASHPID" && mv -f "$1.$BASHPID" "$1"
+}
+
 # --- the fault injector -------------------------------------------------------------
 
 # fseq: even while the fabric is whole, odd while a fault is active; fault
@@ -123,12 +137,12 @@ fseq=0
 fault_begin() {
 	fseq=$((fseq + 1))
 	echo "$1" >$W/fault.$(((fseq + 1) / 2))
-	echo $fseq >$W/fseq
+	put $W/fseq $fseq
 }
 
 fault_end() {
 	fseq=$((fseq + 1))
-	echo $fseq >$W/fseq
+	put $W/fseq $fseq
 }
 
 # One fault of KIND; succeeds once the fabric is whole again.
@@ -198,20 +212,38 @@ shuffle_kinds() {
 
 injector() {
 	RANDOM=$((SEED + 1))
-	local t_end=$((EPOCHSECONDS + DUR - QUIET)) order=() k t0 st
+	local order=() k t0 st end round=0
 	cur_mtu=1500
 	sleep 3
-	while [ $EPOCHSECONDS -lt "$t_end" ] && [ ! -e $W/stop ]; do
-		[ ${#order[@]} -eq 0 ] && shuffle_kinds
+	# Faults until QUIET seconds before the end, but when the soak is
+	# long enough for a round ($need), one of each kind at least (the
+	# first round is done once its last kind has started).
+	while read -r end <$W/t_end && [ ! -e $W/stop ] &&
+		{ [ $EPOCHSECONDS -lt $((end - QUIET)) ] ||
+			{ [ "$need" -gt 1 ] && { [ $round -eq 0 ] ||
+				{ [ $round -eq 1 ] && [ ${#order[@]} -gt 0 ]; }; }; }; }; do
+		[ ${#order[@]} -eq 0 ] && { shuffle_kinds; round=$((round + 1)); }
 		k=${order[0]}
 		order=("${order[@]:1}")
 		t0=$EPOCHSECONDS
-		fault_begin "$k"
+		# The soak ends QUIET seconds after this fault's start at the
+		# earliest; the main loop decides to stop under the same lock.
+		{
+			flock 9
+			[ -e $W/stop ] && break
+			read -r end <$W/t_end
+			[ $((t0 + QUIET)) -gt "$end" ] && put $W/t_end $((t0 + QUIET))
+			fault_begin "$k"
+		} 9>$W/lock
 		fault_do "$k"
 		st=$?
 		# Whatever happened, try to make the fabric whole.
 		fabric_whole || ns_rebuild >/dev/null 2>&1 || { dev_up 1; dev_up 2; } >/dev/null 2>&1
 		fabric_whole || st=1
+		# QUIET seconds without a fault before the end.
+		read -r end <$W/t_end
+		[ $((EPOCHSECONDS + QUIET)) -gt "$end" ] &&
+			put $W/t_end $((EPOCHSECONDS + QUIET))
 		fault_end
 		echo "$t0 $EPOCHSECONDS $k $st" >>$W/faults
 		sleep $((EVERY - (EPOCHSECONDS - t0) > 1 ? EVERY - (EPOCHSECONDS - t0) : 1))
@@ -347,7 +379,8 @@ w_verbs() {
 	local s0 s1 t0 rc f=$W/verbs.out left
 	until stopped; do
 		wait_fabric
-		left=$((T_END - EPOCHSECONDS))
+		read -r left <$W/t_end
+		left=$((left - EPOCHSECONDS))
 		[ $left -gt 0 ] || break
 		read -r s0 <$W/fseq
 		t0=$EPOCHSECONDS
@@ -447,7 +480,8 @@ diag "before: module refcnt $ref0, SUnreclaim $slab0 kB" "$res0"
 
 # --- the soak -----------------------------------------------------------------------
 
-T_END=$((EPOCHSECONDS + DUR))
+t_start=$EPOCHSECONDS
+put $W/t_end $((t_start + DUR))
 wpids=()
 for w in $WORKERS; do
 	: >$W/$w.runs
@@ -457,11 +491,21 @@ done
 injector &
 ipid=$!
 
-while [ $EPOCHSECONDS -lt $T_END ]; do
+# Until the end, which the injector may move, and not while a fault is
+# active (the injector moves the end before a fault ends).  The stop and
+# the start of a fault exclude each other ($W/lock).
+until [ -e $W/stop ]; do
 	sleep 1
+	{
+		flock 9
+		read -r t_end <$W/t_end
+		read -r s <$W/fseq
+		[ $EPOCHSECONDS -ge "$t_end" ] && [ $((s % 2)) -eq 0 ] &&
+			touch $W/stop
+	} 9>$W/lock
 done
-touch $W/stop
-# dp_soak stops itself at T_END; the pair tools end within RUN_TMO.
+t_ran=$((EPOCHSECONDS - t_start))
+# dp_soak stops itself at the end; the pair tools end within RUN_TMO.
 t_stop=$SECONDS
 hung=()
 for p in "${wpids[@]}" $ipid; do
@@ -471,6 +515,7 @@ for p in "${wpids[@]}" $ipid; do
 	kill -0 "$p" 2>/dev/null && hung+=("$p")
 done
 stop_s=$((SECONDS - t_stop))
+diag "the soak ran $t_ran s (${DUR} s asked)"
 
 # --- results ------------------------------------------------------------------------
 
@@ -482,14 +527,14 @@ for k in $KINDS; do
 	c=$(awk -v k="$k" '$3 == k { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
 	nf=$((nf + c))
 	fdiag+=" $k=$c"
+	# The longest time a fault of the kind took to repair.
+	[ "$c" -gt 0 ] && fdiag+="($(awk -v k="$k" '$3 == k && $2 - $1 > m { m = $2 - $1 }
+		END { print m + 0 }' $W/faults) s)"
 done
 ffail=$(awk '$4 != 0 { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
 last_end=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
 diag "faults survived:$fdiag (total $nf, $ffail left the fabric broken)"
 [ -s $W/faults.log ] && diag "$(tail -n 5 $W/faults.log)"
-# Every kind once needs a round of six faults, the slow ones (nsdel,
-# devdel) taking a few times EVERY.
-need=$((DUR - QUIET >= 12 * EVERY ? 6 : 1))
 ktap_result "faults injected ($nf, at least $need kinds), every one repaired" \
 	"$([ "$nf" -ge "$need" ] && [ "$ffail" -eq 0 ] &&
 		[ "$(awk '{ print $3 }' $W/faults | sort -u | wc -l)" -ge "$need" ]
@@ -534,12 +579,21 @@ ktap_result "every worker stopped within 60 s of the end ($stop_s s)" \
 	"${#hung[@]}" "still running: ${hung[*]}" \
 	"$(ps -eo pid,stat,wchan:30,args | grep -E "$(tr ' ' '|' <<<"$TOOLS")" | grep -v grep)"
 
+# tools_left: the worker tools still running, "PID NAME" each (one pgrep
+# per name: pgrep refuses a pattern longer than a comm's 15 characters).
+tools_left() {
+	local n
+	for n in $TOOLS; do
+		pgrep -l -x "$n"
+	done
+}
+
 # A server whose client failed may outlive its worker by its timeout.
 tools_gone() {
-	! pgrep -x "$(tr ' ' '|' <<<"$TOOLS")"
+	[ -z "$(tools_left)" ]
 }
 wait_until $((RUN_TMO + 5)) tools_gone
-left=$(pgrep -l -x "$(tr ' ' '|' <<<"$TOOLS")")
+left=$(tools_left)
 ktap_result "no worker process left" "$([ -z "$left" ]; echo $?)" "$left"
 
 # shellcheck disable=SC2317 # run by wait_until
