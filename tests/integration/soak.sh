@@ -197,6 +197,7 @@ fault_do() {
 		ns_rebuild || return 1
 		;;
 	esac
+	echo "$EPOCHSECONDS $1 done, waiting for the devices" >>$W/phases
 	dev_up 1 && dev_up 2
 }
 
@@ -226,6 +227,7 @@ injector() {
 		k=${order[0]}
 		order=("${order[@]:1}")
 		t0=$EPOCHSECONDS
+		echo "$t0 $k begins" >>$W/phases
 		# The soak ends QUIET seconds after this fault's start at the
 		# earliest; the main loop decides to stop under the same lock.
 		{
@@ -616,5 +618,11 @@ slab1=$(meminfo_kb SUnreclaim)
 ktap_result "SUnreclaim within $SLAB_KB kB of before ($((slab1 - slab0)) kB)" \
 	"$([ $((slab1 - slab0)) -lt "$SLAB_KB" ]; echo $?)" \
 	"SUnreclaim $slab0 -> $slab1 kB"
+
+# The soak's records for a reader (vm-run's results share).
+if [ -n "${SROCE_RESULTS:-}" ]; then
+	mkdir -p "$SROCE_RESULTS/soak" && cp $W/*.runs $W/*.fails $W/faults* \
+		$W/phases $W/verbs.ops "$SROCE_RESULTS/soak/" 2>/dev/null
+fi
 
 ktap_done
