@@ -25,7 +25,10 @@
 # the last fault ends at least that long before the end: when a fault
 # ends later (a slow host), or when the first round of six kinds is not
 # complete by then, the soak is longer than SROCE_SOAK_SECONDS ($W/t_end
-# holds its end, the injector moves it).
+# holds its end, the injector moves it).  After the end it waits, at most
+# QUIET + 2 x 30 s after the last fault, until every worker has done work
+# that started after the last fault (a run the fault hit may first run
+# into its 30 s timeout).
 #
 # A fault is "active" from its start until the fabric is whole again
 # (devices back, GIDs present).  Each run of a worker is judged by the
@@ -68,6 +71,11 @@ QUIET=${SROCE_SOAK_QUIET:-30}
 SLAB_KB=${SROCE_SOAK_SLAB_KB:-8192}
 SEED=${SROCE_SOAK_SEED:-$((RANDOM * 32768 + RANDOM))}
 RUN_TMO=30		# one run of a pair tool (a loaded host starts them slowly)
+# The soak waits at most this long after the last fault for every worker
+# to complete a run that started after it: a run that the last fault hit
+# may run into its timeout first (a UD pingpong waits forever for a lost
+# datagram).
+RECOVER_S=$((QUIET + 2 * RUN_TMO))
 WORKERS="verbs rcpp ud cm bw"
 KINDS="link loss mtu kill devdel nsdel"
 TOOLS="dp_soak ibv_rc_pingpong ibv_ud_pingpong rping ucmatose ib_write_bw ib_read_bw ib_atomic_bw"
@@ -381,9 +389,11 @@ w_verbs() {
 	local s0 s1 t0 rc f=$W/verbs.out left
 	until stopped; do
 		wait_fabric
+		# Until the end, 10 s at least: past the end while the soak
+		# waits for the workers to recover (see the main loop).
 		read -r left <$W/t_end
 		left=$((left - EPOCHSECONDS))
-		[ $left -gt 0 ] || break
+		[ $left -ge 10 ] || left=10
 		read -r s0 <$W/fseq
 		t0=$EPOCHSECONDS
 		"$soak" -d sroce1 -g "$g1" -D sroce2 -G "$g2" -t $left \
@@ -493,17 +503,36 @@ done
 injector &
 ipid=$!
 
+# recovered: every worker completed work that started after the last
+# fault ended (a tick of dp_soak after it, a successful run of the others
+# started after it).
+recovered() {
+	local e w
+	e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+	awk -v e="$e" '$2 > e { f = 1 } END { exit !f }' $W/verbs.ticks 2>/dev/null ||
+		return 1
+	for w in $WORKERS; do
+		[ $w = verbs ] && continue
+		awk -v e="$e" '$4 == "ok" && $1 >= e { f = 1 } END { exit !f }' \
+			$W/$w.runs || return 1
+	done
+}
+
 # Until the end, which the injector may move, and not while a fault is
-# active (the injector moves the end before a fault ends).  The stop and
-# the start of a fault exclude each other ($W/lock).
+# active (the injector moves the end before a fault ends); then until
+# every worker recovered, RECOVER_S after the last fault at most.  The
+# stop and the start of a fault exclude each other ($W/lock).
 until [ -e $W/stop ]; do
 	sleep 1
 	{
 		flock 9
 		read -r t_end <$W/t_end
 		read -r s <$W/fseq
-		[ $EPOCHSECONDS -ge "$t_end" ] && [ $((s % 2)) -eq 0 ] &&
+		e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+		if [ $EPOCHSECONDS -ge "$t_end" ] && [ $((s % 2)) -eq 0 ] &&
+			{ [ $EPOCHSECONDS -ge $((e + RECOVER_S)) ] || recovered; }; then
 			touch $W/stop
+		fi
 	} 9>$W/lock
 done
 t_ran=$((EPOCHSECONDS - t_start))
