@@ -137,6 +137,19 @@ put() {
 	echo "$2" >"$1.$BASHPID" && mv -f "$1.$BASHPID" "$1"
 }
 
+# tools_left: the worker tools running, "PID NAME" each, from
+# /proc/*/comm read by the shell itself (pgrep reads five files of every
+# process: on a loaded guest eight pgreps took 40-60 s).
+tools_left() {
+	local f c
+	for f in /proc/[0-9]*/comm; do
+		read -r c 2>/dev/null <"$f" || continue
+		[[ " $TOOLS " == *" $c "* ]] || continue
+		f=${f#/proc/}
+		echo "${f%/comm} $c"
+	done
+}
+
 # --- the fault injector -------------------------------------------------------------
 
 # fseq: even while the fabric is whole, odd while a fault is active; fault
@@ -180,9 +193,9 @@ fault_do() {
 		;;
 	kill)
 		pids=()
-		for n in $TOOLS; do
-			p=$(pgrep -x -n "$n") && pids+=("$p")
-		done
+		while read -r p _; do
+			pids+=("$p")
+		done < <(tools_left)
 		if [ ${#pids[@]} -gt 0 ]; then
 			p=${pids[RANDOM % ${#pids[@]}]}
 			echo "kill -9 $p ($(cat /proc/"$p"/comm 2>/dev/null))" >>$W/faults.log
@@ -475,9 +488,9 @@ w_bw() {
 # --- leak accounting ----------------------------------------------------------------
 
 # rdma resource show without the device indexes, which grow with every
-# re-created device.
+# re-created device, sorted (a re-created sroce1 comes after sroce2).
 resources() {
-	rdma resource show | sed 's/^[0-9]*: //'
+	rdma resource show | sed 's/^[0-9]*: //' | sort
 }
 
 # Warm-up: one short run of each kind of object, so that caches the
@@ -609,15 +622,6 @@ done
 ktap_result "every worker stopped within 60 s of the end ($stop_s s)" \
 	"${#hung[@]}" "still running: ${hung[*]}" \
 	"$(ps -eo pid,stat,wchan:30,args | grep -E "$(tr ' ' '|' <<<"$TOOLS")" | grep -v grep)"
-
-# tools_left: the worker tools still running, "PID NAME" each (one pgrep
-# per name: pgrep refuses a pattern longer than a comm's 15 characters).
-tools_left() {
-	local n
-	for n in $TOOLS; do
-		pgrep -l -x "$n"
-	done
-}
 
 # A server whose client failed may outlive its worker by its timeout.
 tools_gone() {
