@@ -26,9 +26,9 @@
 # ends later (a slow host), or when the first round of six kinds is not
 # complete by then, the soak is longer than SROCE_SOAK_SECONDS ($W/t_end
 # holds its end, the injector moves it).  After the end it waits, at most
-# QUIET + 2 x 30 s after the last fault, until every worker has done work
-# that started after the last fault (a run the fault hit may first run
-# into its 30 s timeout).
+# QUIET + 2 x RUN_TMO (30 s) after the last fault, until every worker has
+# done work that started after the last fault (a run the fault hit may
+# first run into its timeout).
 #
 # A fault is "active" from its start until the fabric is whole again
 # (devices back, GIDs present).  Each run of a worker is judged by the
@@ -45,11 +45,12 @@
 #   - dp_soak's "no completion in 20 s with the devices present" (a hang)
 #     fails always.
 # At the end: every worker completed work after the last fault ended
-# (recovery), every worker stopped within 60 s of the end (nothing hung),
-# no worker process is left, `rdma resource show` holds what it held
-# before (device indexes aside), sroce's module reference count is back
-# at its start value and SUnreclaim (after shrinking the caches) is within
-# SROCE_SOAK_SLAB_KB (8192) of before.  The harness checks dmesg.
+# (recovery), every worker stopped within RUN_TMO + 30 s (60 s) of the
+# end (nothing hung), no worker process is left, `rdma resource show`
+# holds what it held before (device indexes and order aside), sroce's
+# module reference count is back at its start value and SUnreclaim (after
+# shrinking the caches) is within SROCE_SOAK_SLAB_KB (8192) of before.
+# The harness checks dmesg.
 # Operations per kind and faults per kind are printed as diagnostics.
 #
 # SROCE_SOAK_SEED seeds the choices of the injector and of each worker
@@ -70,7 +71,9 @@ EVERY=${SROCE_SOAK_FAULT_EVERY:-6}
 QUIET=${SROCE_SOAK_QUIET:-30}
 SLAB_KB=${SROCE_SOAK_SLAB_KB:-8192}
 SEED=${SROCE_SOAK_SEED:-$((RANDOM * 32768 + RANDOM))}
-RUN_TMO=30		# one run of a pair tool (a loaded host starts them slowly)
+# One run of a pair tool (a loaded host starts them slowly; the debug
+# kernel, $slow, five times more so).
+RUN_TMO=$((30 * slow))
 # The soak waits at most this long after the last fault for every worker
 # to complete a run that started after it: a run that the last fault hit
 # may run into its timeout first (a UD pingpong waits forever for a lost
@@ -553,7 +556,7 @@ t_ran=$((EPOCHSECONDS - t_start))
 t_stop=$SECONDS
 hung=()
 for p in "${wpids[@]}" $ipid; do
-	while kill -0 "$p" 2>/dev/null && [ $((SECONDS - t_stop)) -lt 60 ]; do
+	while kill -0 "$p" 2>/dev/null && [ $((SECONDS - t_stop)) -lt $((RUN_TMO + 30)) ]; do
 		sleep 0.5
 	done
 	kill -0 "$p" 2>/dev/null && hung+=("$p")
@@ -619,7 +622,7 @@ for w in $WORKERS; do
 		"$(tail -n 16 $W/$w.fails 2>/dev/null)"
 done
 
-ktap_result "every worker stopped within 60 s of the end ($stop_s s)" \
+ktap_result "every worker stopped within $((RUN_TMO + 30)) s of the end ($stop_s s)" \
 	"${#hung[@]}" "still running: ${hung[*]}" \
 	"$(ps -eo pid,stat,wchan:30,args | grep -E "$(tr ' ' '|' <<<"$TOOLS")" | grep -v grep)"
 
