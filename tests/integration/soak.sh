@@ -153,6 +153,10 @@ tools_left() {
 	done
 }
 
+tools_running() {
+	[ -n "$(tools_left)" ]
+}
+
 # --- the fault injector -------------------------------------------------------------
 
 # fseq: even while the fabric is whole, odd while a fault is active; fault
@@ -195,6 +199,9 @@ fault_do() {
 			ip -n ns2 link set v2 mtu "$mtu" && cur_mtu=$mtu
 		;;
 	kill)
+		# Right after a fault every worker may be between runs: wait
+		# for one to run.
+		wait_until 20 tools_running
 		pids=()
 		while read -r p _; do
 			pids+=("$p")
@@ -203,6 +210,8 @@ fault_do() {
 			p=${pids[RANDOM % ${#pids[@]}]}
 			echo "kill -9 $p ($(cat /proc/"$p"/comm 2>/dev/null))" >>$W/faults.log
 			kill -9 "$p" 2>/dev/null
+		else
+			echo "kill: no worker process ran for 20 s" >>$W/faults.log
 		fi
 		;;
 	devdel)
