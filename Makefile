@@ -30,7 +30,8 @@
 #   make check-deb  those packages installed, used, purged in a guest
 #                   (CHECK_DEB_ARGS=6.12: on Debian's 6.12 kernel)
 #   make soak       mixed traffic under injected faults for DURATION
-#                   (seconds, or 2m / 1h; default 2m), tests/integration/soak.sh (not in make check yet)
+#                   (seconds, or 2m / 1h; default 2m), tests/integration/soak.sh
+#                   (make check runs it for 2 minutes as t-soak)
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
@@ -130,7 +131,8 @@ check-cc-fabric: deps
 
 # soak: soak.sh (RC, UD, rdma_cm and perftest traffic while links go
 # down, packets are lost, MTUs change, processes are killed, devices and
-# namespaces are deleted) for DURATION: 90, 90s, 2m or 1h.
+# namespaces are deleted) for DURATION: 90, 90s, 2m or 1h.  make check
+# runs the same for two minutes (tests/integration/t-soak.sh).
 DURATION ?= 2m
 soak: deps
 	$(MAKE) all

@@ -83,9 +83,12 @@ in_ns() {
 # run_pair TIMEOUT SRV_NS "SRV CMD" CLI_NS "CLI CMD"
 # Start the server, wait until it is ready, run the client; both under
 # timeout; succeed if both exit 0.  Ready means: PAIR_READY, a command,
-# succeeds (retried for PAIR_READY_S seconds, default 30; rdma_cm servers
-# open no TCP port), else the TCP port PAIR_PORT shows in /proc/net/tcp*
-# (pingpong clients do not retry their connect), else a second passed.
+# succeeds (rdma_cm servers open no TCP port), else the TCP port PAIR_PORT
+# shows in /proc/net/tcp* (pingpong clients do not retry their connect),
+# else a second passed.  The wait for PAIR_READY or PAIR_PORT lasts while
+# the server runs, at most PAIR_READY_S seconds (default: TIMEOUT, the
+# server's own life): on a loaded host a server may take many seconds to
+# start, and one that ended or never got ready is noted in $pair_out.
 # Output of both sides in $pair_out (the last PAIR_TAIL lines of each when
 # set), $pair_cout and $pair_sout.
 run_pair() {
@@ -96,10 +99,12 @@ run_pair() {
 	spid=$!
 	if [ -n "${PAIR_READY:-}" ]; then
 		# shellcheck disable=SC2086 # a command and its arguments
-		wait_until "${PAIR_READY_S:-30}" $PAIR_READY ||
+		server_ready "$spid" "${PAIR_READY_S:-$tmo}" $PAIR_READY ||
 			note="(server not ready: $PAIR_READY)"
 	elif [ -n "${PAIR_PORT:-}" ]; then
-		wait_until 10 port_listening "$sns" "$PAIR_PORT"
+		server_ready "$spid" "${PAIR_READY_S:-$tmo}" \
+			port_listening "$sns" "$PAIR_PORT" ||
+			note="(server not listening on TCP port $PAIR_PORT)"
 	else
 		sleep 1
 	fi
@@ -121,6 +126,23 @@ $note}"
 	pair_sout=$(cat "$sout")
 	rm -f "$sout" "$cout"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# server_ready PID SECONDS CMD...: CMD succeeds (retried every 0.1 s)
+# while process PID lives, for at most SECONDS; fails once PID has ended
+# (checked once more after that: it may have got ready and finished).
+server_ready() {
+	local pid=$1 deadline=$((SECONDS + $2))
+	shift 2
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			"$@" >/dev/null 2>&1
+			return
+		fi
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
 }
 
 # port_listening NS PORT: a TCP socket listens on PORT in NS.

@@ -21,7 +21,14 @@
 #   devdel rdma link delete of sroce1 or sroce2, then add it again
 #   nsdel  every process in ns1 or ns2 killed, the namespace deleted
 #          (taking the veth and both devices with it), then rebuilt
-# No fault starts in the last SROCE_SOAK_QUIET seconds (default 30).
+# No fault starts in the last SROCE_SOAK_QUIET seconds (default 30), and
+# the last fault ends at least that long before the end: when a fault
+# ends later (a slow host), or when the first round of six kinds is not
+# complete by then, the soak is longer than SROCE_SOAK_SECONDS ($W/t_end
+# holds its end, the injector moves it).  After the end it waits, at most
+# QUIET + 2 x RUN_TMO (30 s) after the last fault, until every worker has
+# done work that started after the last fault (a run the fault hit may
+# first run into its timeout).
 #
 # A fault is "active" from its start until the fabric is whole again
 # (devices back, GIDs present).  Each run of a worker is judged by the
@@ -38,11 +45,12 @@
 #   - dp_soak's "no completion in 20 s with the devices present" (a hang)
 #     fails always.
 # At the end: every worker completed work after the last fault ended
-# (recovery), every worker stopped within 60 s of the end (nothing hung),
-# no worker process is left, `rdma resource show` holds what it held
-# before (device indexes aside), sroce's module reference count is back
-# at its start value and SUnreclaim (after shrinking the caches) is within
-# SROCE_SOAK_SLAB_KB (8192) of before.  The harness checks dmesg.
+# (recovery), every worker stopped within RUN_TMO + 30 s (60 s) of the
+# end (nothing hung), no worker process is left, `rdma resource show`
+# holds what it held before (device indexes and order aside), sroce's
+# module reference count is back at its start value and SUnreclaim (after
+# shrinking the caches) is within SROCE_SOAK_SLAB_KB (8192) of before.
+# The harness checks dmesg.
 # Operations per kind and faults per kind are printed as diagnostics.
 #
 # SROCE_SOAK_SEED seeds the choices of the injector and of each worker
@@ -63,11 +71,22 @@ EVERY=${SROCE_SOAK_FAULT_EVERY:-6}
 QUIET=${SROCE_SOAK_QUIET:-30}
 SLAB_KB=${SROCE_SOAK_SLAB_KB:-8192}
 SEED=${SROCE_SOAK_SEED:-$((RANDOM * 32768 + RANDOM))}
-RUN_TMO=30		# one run of a pair tool (a loaded host starts them slowly)
+# One run of a pair tool (a loaded host starts them slowly; the debug
+# kernel, $slow, five times more so).
+RUN_TMO=$((30 * slow))
+# The soak waits at most this long after the last fault for every worker
+# to complete a run that started after it: a run that the last fault hit
+# may run into its timeout first (a UD pingpong waits forever for a lost
+# datagram).
+RECOVER_S=$((QUIET + 2 * RUN_TMO))
 WORKERS="verbs rcpp ud cm bw"
 KINDS="link loss mtu kill devdel nsdel"
 TOOLS="dp_soak ibv_rc_pingpong ibv_ud_pingpong rping ucmatose ib_write_bw ib_read_bw ib_atomic_bw"
 W=/tmp/soak
+# A soak of at least 12 fault intervals before the quiet end has every
+# kind once (the injector goes on until it has, moving the end); a
+# shorter one at least one fault.
+need=$((DUR - QUIET >= 12 * EVERY ? 6 : 1))
 
 ktap_begin 18 "soak with faults: ${DUR} s, a fault every ${EVERY} s, seed $SEED"
 RANDOM=$SEED
@@ -115,6 +134,29 @@ ns_rebuild() {
 	two_ns_veth && dev_up 1 && dev_up 2
 }
 
+# put FILE VALUE: write VALUE to FILE at once (a rename), so that no reader
+# sees it empty.
+put() {
+	echo "$2" >"$1.$BASHPID" && mv -f "$1.$BASHPID" "$1"
+}
+
+# tools_left: the worker tools running, "PID NAME" each, from
+# /proc/*/comm read by the shell itself (pgrep reads five files of every
+# process: on a loaded guest eight pgreps took 40-60 s).
+tools_left() {
+	local f c
+	for f in /proc/[0-9]*/comm; do
+		read -r c 2>/dev/null <"$f" || continue
+		[[ " $TOOLS " == *" $c "* ]] || continue
+		f=${f#/proc/}
+		echo "${f%/comm} $c"
+	done
+}
+
+tools_running() {
+	[ -n "$(tools_left)" ]
+}
+
 # --- the fault injector -------------------------------------------------------------
 
 # fseq: even while the fabric is whole, odd while a fault is active; fault
@@ -123,12 +165,12 @@ fseq=0
 fault_begin() {
 	fseq=$((fseq + 1))
 	echo "$1" >$W/fault.$(((fseq + 1) / 2))
-	echo $fseq >$W/fseq
+	put $W/fseq $fseq
 }
 
 fault_end() {
 	fseq=$((fseq + 1))
-	echo $fseq >$W/fseq
+	put $W/fseq $fseq
 }
 
 # One fault of KIND; succeeds once the fabric is whole again.
@@ -157,14 +199,19 @@ fault_do() {
 			ip -n ns2 link set v2 mtu "$mtu" && cur_mtu=$mtu
 		;;
 	kill)
+		# Right after a fault every worker may be between runs: wait
+		# for one to run.
+		wait_until 20 tools_running
 		pids=()
-		for n in $TOOLS; do
-			p=$(pgrep -x -n "$n") && pids+=("$p")
-		done
+		while read -r p _; do
+			pids+=("$p")
+		done < <(tools_left)
 		if [ ${#pids[@]} -gt 0 ]; then
 			p=${pids[RANDOM % ${#pids[@]}]}
 			echo "kill -9 $p ($(cat /proc/"$p"/comm 2>/dev/null))" >>$W/faults.log
 			kill -9 "$p" 2>/dev/null
+		else
+			echo "kill: no worker process ran for 20 s" >>$W/faults.log
 		fi
 		;;
 	devdel)
@@ -183,6 +230,7 @@ fault_do() {
 		ns_rebuild || return 1
 		;;
 	esac
+	echo "$EPOCHSECONDS $1 done, waiting for the devices" >>$W/phases
 	dev_up 1 && dev_up 2
 }
 
@@ -198,20 +246,39 @@ shuffle_kinds() {
 
 injector() {
 	RANDOM=$((SEED + 1))
-	local t_end=$((EPOCHSECONDS + DUR - QUIET)) order=() k t0 st
+	local order=() k t0 st end round=0
 	cur_mtu=1500
 	sleep 3
-	while [ $EPOCHSECONDS -lt "$t_end" ] && [ ! -e $W/stop ]; do
-		[ ${#order[@]} -eq 0 ] && shuffle_kinds
+	# Faults until QUIET seconds before the end, but when the soak is
+	# long enough for a round ($need), one of each kind at least (the
+	# first round is done once its last kind has started).
+	while read -r end <$W/t_end && [ ! -e $W/stop ] &&
+		{ [ $EPOCHSECONDS -lt $((end - QUIET)) ] ||
+			{ [ "$need" -gt 1 ] && { [ $round -eq 0 ] ||
+				{ [ $round -eq 1 ] && [ ${#order[@]} -gt 0 ]; }; }; }; }; do
+		[ ${#order[@]} -eq 0 ] && { shuffle_kinds; round=$((round + 1)); }
 		k=${order[0]}
 		order=("${order[@]:1}")
 		t0=$EPOCHSECONDS
-		fault_begin "$k"
+		echo "$t0 $k begins" >>$W/phases
+		# The soak ends QUIET seconds after this fault's start at the
+		# earliest; the main loop decides to stop under the same lock.
+		{
+			flock 9
+			[ -e $W/stop ] && break
+			read -r end <$W/t_end
+			[ $((t0 + QUIET)) -gt "$end" ] && put $W/t_end $((t0 + QUIET))
+			fault_begin "$k"
+		} 9>$W/lock
 		fault_do "$k"
 		st=$?
 		# Whatever happened, try to make the fabric whole.
 		fabric_whole || ns_rebuild >/dev/null 2>&1 || { dev_up 1; dev_up 2; } >/dev/null 2>&1
 		fabric_whole || st=1
+		# QUIET seconds without a fault before the end.
+		read -r end <$W/t_end
+		[ $((EPOCHSECONDS + QUIET)) -gt "$end" ] &&
+			put $W/t_end $((EPOCHSECONDS + QUIET))
 		fault_end
 		echo "$t0 $EPOCHSECONDS $k $st" >>$W/faults
 		sleep $((EVERY - (EPOCHSECONDS - t0) > 1 ? EVERY - (EPOCHSECONDS - t0) : 1))
@@ -311,7 +378,7 @@ pair() {
 	read -r s0 <$W/fseq
 	t0=$EPOCHSECONDS
 	if [ "$4" = cm ]; then
-		PAIR_READY="cm_listening $port" PAIR_READY_S=10 \
+		PAIR_READY="cm_listening $port" \
 			run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
 	else
 		PAIR_PORT=$port run_pair $RUN_TMO ns2 "$6" ns1 "$7" || rc=1
@@ -347,8 +414,11 @@ w_verbs() {
 	local s0 s1 t0 rc f=$W/verbs.out left
 	until stopped; do
 		wait_fabric
-		left=$((T_END - EPOCHSECONDS))
-		[ $left -gt 0 ] || break
+		# Until the end, 10 s at least: past the end while the soak
+		# waits for the workers to recover (see the main loop).
+		read -r left <$W/t_end
+		left=$((left - EPOCHSECONDS))
+		[ $left -ge 10 ] || left=10
 		read -r s0 <$W/fseq
 		t0=$EPOCHSECONDS
 		"$soak" -d sroce1 -g "$g1" -D sroce2 -G "$g2" -t $left \
@@ -430,9 +500,9 @@ w_bw() {
 # --- leak accounting ----------------------------------------------------------------
 
 # rdma resource show without the device indexes, which grow with every
-# re-created device.
+# re-created device, sorted (a re-created sroce1 comes after sroce2).
 resources() {
-	rdma resource show | sed 's/^[0-9]*: //'
+	rdma resource show | sed 's/^[0-9]*: //' | sort
 }
 
 # Warm-up: one short run of each kind of object, so that caches the
@@ -447,7 +517,8 @@ diag "before: module refcnt $ref0, SUnreclaim $slab0 kB" "$res0"
 
 # --- the soak -----------------------------------------------------------------------
 
-T_END=$((EPOCHSECONDS + DUR))
+t_start=$EPOCHSECONDS
+put $W/t_end $((t_start + DUR))
 wpids=()
 for w in $WORKERS; do
 	: >$W/$w.runs
@@ -457,20 +528,50 @@ done
 injector &
 ipid=$!
 
-while [ $EPOCHSECONDS -lt $T_END ]; do
+# recovered: every worker completed work that started after the last
+# fault ended (a tick of dp_soak after it, a successful run of the others
+# started after it).
+recovered() {
+	local e w
+	e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+	awk -v e="$e" '$2 > e { f = 1 } END { exit !f }' $W/verbs.ticks 2>/dev/null ||
+		return 1
+	for w in $WORKERS; do
+		[ $w = verbs ] && continue
+		awk -v e="$e" '$4 == "ok" && $1 >= e { f = 1 } END { exit !f }' \
+			$W/$w.runs || return 1
+	done
+}
+
+# Until the end, which the injector may move, and not while a fault is
+# active (the injector moves the end before a fault ends); then until
+# every worker recovered, RECOVER_S after the last fault at most.  The
+# stop and the start of a fault exclude each other ($W/lock).
+until [ -e $W/stop ]; do
 	sleep 1
+	{
+		flock 9
+		read -r t_end <$W/t_end
+		read -r s <$W/fseq
+		e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+		if [ $EPOCHSECONDS -ge "$t_end" ] && [ $((s % 2)) -eq 0 ] &&
+			{ [ $EPOCHSECONDS -ge $((e + RECOVER_S)) ] || recovered; }; then
+			touch $W/stop
+		fi
+	} 9>$W/lock
 done
-touch $W/stop
-# dp_soak stops itself at T_END; the pair tools end within RUN_TMO.
+t_ran=$((EPOCHSECONDS - t_start))
+# dp_soak stops itself at the end; the pair tools end within RUN_TMO.
 t_stop=$SECONDS
 hung=()
 for p in "${wpids[@]}" $ipid; do
-	while kill -0 "$p" 2>/dev/null && [ $((SECONDS - t_stop)) -lt 60 ]; do
+	while kill -0 "$p" 2>/dev/null && [ $((SECONDS - t_stop)) -lt $((RUN_TMO + 30)) ]; do
 		sleep 0.5
 	done
 	kill -0 "$p" 2>/dev/null && hung+=("$p")
 done
 stop_s=$((SECONDS - t_stop))
+diag "the soak ran $t_ran s (${DUR} s asked)"
 
 # --- results ------------------------------------------------------------------------
 
@@ -482,14 +583,14 @@ for k in $KINDS; do
 	c=$(awk -v k="$k" '$3 == k { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
 	nf=$((nf + c))
 	fdiag+=" $k=$c"
+	# The longest time a fault of the kind took to repair.
+	[ "$c" -gt 0 ] && fdiag+="($(awk -v k="$k" '$3 == k && $2 - $1 > m { m = $2 - $1 }
+		END { print m + 0 }' $W/faults) s)"
 done
 ffail=$(awk '$4 != 0 { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
 last_end=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
 diag "faults survived:$fdiag (total $nf, $ffail left the fabric broken)"
 [ -s $W/faults.log ] && diag "$(tail -n 5 $W/faults.log)"
-# Every kind once needs a round of six faults, the slow ones (nsdel,
-# devdel) taking a few times EVERY.
-need=$((DUR - QUIET >= 12 * EVERY ? 6 : 1))
 ktap_result "faults injected ($nf, at least $need kinds), every one repaired" \
 	"$([ "$nf" -ge "$need" ] && [ "$ffail" -eq 0 ] &&
 		[ "$(awk '{ print $3 }' $W/faults | sort -u | wc -l)" -ge "$need" ]
@@ -530,16 +631,16 @@ for w in $WORKERS; do
 		"$(tail -n 16 $W/$w.fails 2>/dev/null)"
 done
 
-ktap_result "every worker stopped within 60 s of the end ($stop_s s)" \
+ktap_result "every worker stopped within $((RUN_TMO + 30)) s of the end ($stop_s s)" \
 	"${#hung[@]}" "still running: ${hung[*]}" \
 	"$(ps -eo pid,stat,wchan:30,args | grep -E "$(tr ' ' '|' <<<"$TOOLS")" | grep -v grep)"
 
 # A server whose client failed may outlive its worker by its timeout.
 tools_gone() {
-	! pgrep -x "$(tr ' ' '|' <<<"$TOOLS")"
+	[ -z "$(tools_left)" ]
 }
 wait_until $((RUN_TMO + 5)) tools_gone
-left=$(pgrep -l -x "$(tr ' ' '|' <<<"$TOOLS")")
+left=$(tools_left)
 ktap_result "no worker process left" "$([ -z "$left" ]; echo $?)" "$left"
 
 # shellcheck disable=SC2317 # run by wait_until
@@ -562,5 +663,11 @@ slab1=$(meminfo_kb SUnreclaim)
 ktap_result "SUnreclaim within $SLAB_KB kB of before ($((slab1 - slab0)) kB)" \
 	"$([ $((slab1 - slab0)) -lt "$SLAB_KB" ]; echo $?)" \
 	"SUnreclaim $slab0 -> $slab1 kB"
+
+# The soak's records for a reader (vm-run's results share).
+if [ -n "${SROCE_RESULTS:-}" ]; then
+	mkdir -p "$SROCE_RESULTS/soak" && cp $W/*.runs $W/*.fails $W/faults* \
+		$W/phases $W/verbs.ops "$SROCE_RESULTS/soak/" 2>/dev/null
+fi
 
 ktap_done
