@@ -99,7 +99,12 @@ elif [ ! -e kernel/sroce.ko ]; then
 	fail=$((fail + 1))
 else
 	echo "check: integration tests (guest boot)"
-	suite_guests check build/check-results 3600 900 -- "$@"
+	# The suite's guest: 40 minutes on a quiet host, but past 3600 s
+	# beside two other guests and a kernel build (2026-12-06: t-nvmeof,
+	# the 21st file, was cut off at 3600 s with every file before it
+	# passed); what it takes beyond an hour comes out of CI's debug and
+	# 6.12 steps, which run against SROCE_DEADLINE.
+	suite_guests check build/check-results 5000 900 -- "$@"
 fi
 
 [ "$skip" -gt 0 ] && echo "check: $skip skipped"
