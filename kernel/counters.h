@@ -95,7 +95,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_INT,
 	/* Dropped: INT bit on RC, no valid block, not plain by its ICRC. */
 	SROCE_CNT_RX_INT_MALFORMED,
-	/* INT unused: no on_int or RP off, request not accepted, no block. */
+	/*
+	 * INT unused: no on_int or RP off, request not accepted, or no block
+	 * (a plain packet with the bit, counted on receipt, before the QP
+	 * checks, so also when the packet is then dropped).
+	 */
 	SROCE_CNT_RX_INT_IGNORED,
 	/* ACKs that echoed a request's INT block. */
 	SROCE_CNT_TX_INT_ECHO,

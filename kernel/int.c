@@ -19,8 +19,13 @@
  * do not replace the echo: the re-ACK acknowledges ePSN - 1 and carries
  * the echo of the accepted request up to it, if not yet sent.  A request
  * past a PSN gap (NAKed), one the responder NAKs (RNR, errors) and a
- * duplicate count in rx_int_ignored.  So an echo always goes back in an
- * ACK or NAK whose PSN is at or after the request it came with.
+ * duplicate count in rx_int_ignored.  An echo goes back in the next ACK
+ * or NAK the responder sends after it accepted the request: usually one
+ * at or after the request's PSN, but an ACK held back behind queued READ
+ * responses (resp_rd.c) may be of an earlier PSN and carry the records of
+ * a later request.  The completer takes what a response acknowledged from
+ * the response (sroce_int_ack_seq()), so HPCC's W_c stays right; such a
+ * sample is only early by the requests in between.
  *
  * The completer hands the records over with what the response
  * acknowledged (sroce_int_ack_seq()): an ACK its PSN, any NAK only the

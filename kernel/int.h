@@ -32,7 +32,10 @@
  * Receive: the BTH of the packet at skb->data + 8 (UDP) carries the INT
  * bit.  Check the block after the opcode's @hdrlen bytes of headers in
  * the @len bytes from the BTH through the ICRC; its length in *@int_len.
- * SROCE_CNT_MAX if it is well formed, else the drop counter.
+ * SROCE_CNT_MAX if it is well formed; SROCE_CNT_RX_DROP_MALFORMED if the
+ * headers cannot be read (the packet is dropped); SROCE_CNT_RX_INT_MALFORMED
+ * if no block parses (*@int_len 0: the ICRC then decides whether the packet
+ * is plain, recv.c).
  */
 enum sroce_counter sroce_int_rx_parse(struct sk_buff *skb,
 				      const struct sroce_opcode_info *info,

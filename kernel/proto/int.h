@@ -22,8 +22,9 @@
  * so a switch (a P4 pipeline cannot hash a payload) inserts records and
  * updates the IP/UDP lengths and the IPv4 header checksum only.
  *
- * sroce_int_parse() accepts a block or rejects it (the packet is then
- * dropped); sroce_int_decode() turns an accepted one into the records of
+ * sroce_int_parse() accepts a block or rejects it (the receive path then
+ * lets the ICRC decide whether the packet is a plain one with the bit
+ * set, kernel/recv.c); sroce_int_decode() turns an accepted one into the records of
  * struct sroce_cc_int in path order.  Pure: no skb, no lock.
  */
 #ifndef _SROCE_PROTO_INT_H
