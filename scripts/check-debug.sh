@@ -110,5 +110,6 @@ suite_guests check-debug "$top/build/check-debug-results" "$vm_timeout" 4500 \
 	--kernel "$dk/bzImage" --modules "$dk/modroot" --mem 3G \
 	--append pci=noacpi -- "$@"
 [ "$skip" -gt 0 ] && echo "check-debug: $skip skipped"
+summary_notes
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

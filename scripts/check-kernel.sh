@@ -168,5 +168,6 @@ suite_guests check-kernel "$top/build/check-kernel-results" \
 	"$vm_timeout" 1800 \
 	--kernel "$KIMAGE" --modules "$KMODROOT" -- "$@"
 [ "$skip" -gt 0 ] && echo "check-kernel: $skip skipped"
+summary_notes
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

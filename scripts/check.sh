@@ -108,5 +108,6 @@ else
 fi
 
 [ "$skip" -gt 0 ] && echo "check: $skip skipped"
+summary_notes
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
