@@ -23,11 +23,10 @@
  * or NAK the responder sends after it accepted the request: usually one
  * at or after the request's PSN, but an ACK held back behind queued READ
  * responses (resp_rd.c) may be of an earlier PSN and carry the records of
- * a later request.  The completer takes what a response acknowledged from
- * the response (sroce_int_ack_seq()), so HPCC's W_c stays right; such a
- * sample is only early by the requests in between.
+ * a later request: such a sample is only early by the requests in
+ * between, HPCC's W_c stays right.
  *
- * The completer hands the records over with what the response
+ * The completer hands the records over with what the response itself
  * acknowledged (sroce_int_ack_seq()): an ACK its PSN, any NAK only the
  * PSNs before it.
  */

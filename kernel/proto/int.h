@@ -24,8 +24,8 @@
  *
  * sroce_int_parse() accepts a block or rejects it (the receive path then
  * lets the ICRC decide whether the packet is a plain one with the bit
- * set, kernel/recv.c); sroce_int_decode() turns an accepted one into the records of
- * struct sroce_cc_int in path order.  Pure: no skb, no lock.
+ * set, kernel/recv.c); sroce_int_decode() turns an accepted one into the
+ * records of struct sroce_cc_int in path order.  Pure: no skb, no lock.
  */
 #ifndef _SROCE_PROTO_INT_H
 #define _SROCE_PROTO_INT_H
