@@ -528,12 +528,17 @@ done
 injector &
 ipid=$!
 
+# last_fault_end: when the last fault ended (epoch seconds, 0 if none).
+last_fault_end() {
+	awk 'END { print $2 + 0 }' $W/faults 2>/dev/null
+}
+
 # recovered: every worker completed work that started after the last
 # fault ended (a tick of dp_soak after it, a successful run of the others
 # started after it).
 recovered() {
 	local e w
-	e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+	e=$(last_fault_end)
 	awk -v e="$e" '$2 > e { f = 1 } END { exit !f }' $W/verbs.ticks 2>/dev/null ||
 		return 1
 	for w in $WORKERS; do
@@ -553,7 +558,7 @@ until [ -e $W/stop ]; do
 		flock 9
 		read -r t_end <$W/t_end
 		read -r s <$W/fseq
-		e=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+		e=$(last_fault_end)
 		if [ $EPOCHSECONDS -ge "$t_end" ] && [ $((s % 2)) -eq 0 ] &&
 			{ [ $EPOCHSECONDS -ge $((e + RECOVER_S)) ] || recovered; }; then
 			touch $W/stop
@@ -588,7 +593,7 @@ for k in $KINDS; do
 		END { print m + 0 }' $W/faults) s)"
 done
 ffail=$(awk '$4 != 0 { n++ } END { print n + 0 }' $W/faults 2>/dev/null)
-last_end=$(awk 'END { print $2 + 0 }' $W/faults 2>/dev/null)
+last_end=$(last_fault_end)
 diag "faults survived:$fdiag (total $nf, $ffail left the fabric broken)"
 [ -s $W/faults.log ] && diag "$(tail -n 5 $W/faults.log)"
 ktap_result "faults injected ($nf, at least $need kinds), every one repaired" \
