@@ -90,7 +90,9 @@ in_ns() {
 # server's own life): on a loaded host a server may take many seconds to
 # start, and one that ended or never got ready is noted in $pair_out.
 # Output of both sides in $pair_out (the last PAIR_TAIL lines of each when
-# set), $pair_cout and $pair_sout.
+# set), $pair_cout and $pair_sout.  A client that timed out (exit 124)
+# adds the QPs' state while the pair is still stuck (`rdma -dd res show
+# qp` in both namespaces): what each side waits for.
 run_pair() {
 	local tmo=$1 sns=$2 scmd=$3 cns=$4 ccmd=$5
 	local sout cout spid src crc note='' tail=${PAIR_TAIL:-+1}
@@ -110,6 +112,8 @@ run_pair() {
 	fi
 	in_ns "$cns" timeout "$tmo" bash -c "$ccmd" >"$cout" 2>&1
 	crc=$?
+	[ $crc -eq 124 ] && note="${note:+$note
+}$(pair_stuck_qps "$cns" "$sns")"
 	# A client that failed leaves the server waiting: stop it.
 	if [ $crc -ne 0 ]; then
 		sleep 1
@@ -126,6 +130,16 @@ $note}"
 	pair_sout=$(cat "$sout")
 	rm -f "$sout" "$cout"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# pair_stuck_qps NS...: the RC QPs of each namespace's devices with the
+# driver's state (restrack.c): PSNs, WQE indices, READ history.
+pair_stuck_qps() {
+	local ns
+	for ns in "$@"; do
+		echo "QPs seen from ${ns:--}:"
+		in_ns "$ns" rdma -dd res show qp type RC 2>&1 | head -n 40
+	done
 }
 
 # server_ready PID SECONDS CMD...: CMD succeeds (retried every 0.1 s)

@@ -122,7 +122,7 @@ ok=$?
 diag "ib_read_bw: $(perf_row "$pair_cout")" \
 	"ib_read_bw: retransmission counters $r0 -> $(retrans)"
 ktap_result "loss 1%: ib_read_bw -s $SIZE -n 200" $ok \
-	"$(tail -n 25 <<<"$pair_out")"
+	"$(tail -n 90 <<<"$pair_out")"
 netem_clear
 
 # 10 % loss of what sroce1 sends.
