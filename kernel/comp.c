@@ -545,6 +545,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	swqe->rd_psn = sroce_psn_next(cb->psn);
+	sroce_req_read_catch_up(qp, swqe);
 	req->una_psn = swqe->rd_psn;
 	sroce_comp_progress(qp, 1);
 	if (cb->psn == swqe->last_psn) {

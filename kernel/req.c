@@ -432,7 +432,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 	if (qp->init.qp_type != IB_QPT_RC)
 		return true;
-	if (sroce_psn_diff(req->psn, req->una_psn) >= req->win)
+	if (sroce_psn_diff(req->psn, req->una_psn) >= (s32)req->win)
 		return false;
 	if (swqe->sent)
 		return true;

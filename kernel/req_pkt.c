@@ -194,6 +194,33 @@ void sroce_req_catch_up(struct sroce_qp *qp, u32 una)
 }
 
 /*
+ * A go-back-N (a spurious timeout, or a gap made by responses that came
+ * out of order) rewound req.psn into the READ at req.next, which is
+ * req.done, and responses of its first request arrive before the request
+ * goes again: late, not lost.  The completer keeps them (comp.c), and the
+ * request that goes again asks only for the rest.  A READ whose last
+ * response arrived is not asked again at all: its request would go for a
+ * WQE that has completed, no response would ever complete it, and it
+ * would hold one of max_rd_atomic for ever (req.rd_inflight), until a QP
+ * with nothing in flight could send no READ and no timer ran.
+ */
+void sroce_req_read_catch_up(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_req *req = &qp->req;
+	u32 n;
+
+	lockdep_assert_held(&req->lock);
+	if (req->next != req->done || !sroce_psn_after(swqe->rd_psn, req->psn))
+		return;
+	n = sroce_psn_diff(swqe->rd_psn, swqe->first_psn);
+	swqe->sent = min_t(u64, (u64)n * req->mtu, swqe->len);
+	req->psn = swqe->rd_psn;
+	req->pkts_since_ackreq = 0;
+	if (swqe->sent == swqe->len)
+		req->next++;
+}
+
+/*
  * Does the last packet of the message at @psn ask for an ACK?  A signaled
  * message's does: its completion waits for it.  An unsignaled one's need
  * not: a later ACK covers it (IBA 9.7.5.1.1, ACKs coalesce), and a

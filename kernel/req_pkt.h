@@ -43,4 +43,11 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max);
  */
 void sroce_req_catch_up(struct sroce_qp *qp, u32 una);
 
+/*
+ * The completer took a response of the READ at req.next (== req.done)
+ * after a go-back-N rewound the requester into it, before its request
+ * went again: the request asks only for the rest, or not at all.
+ */
+void sroce_req_read_catch_up(struct sroce_qp *qp, struct sroce_swqe *swqe);
+
 #endif /* _SROCE_REQ_PKT_H */

@@ -91,12 +91,13 @@ in_ns() {
 # start, and one that ended or never got ready is noted in $pair_out.
 # Output of both sides in $pair_out (the last PAIR_TAIL lines of each when
 # set), $pair_cout and $pair_sout.  A client that timed out (exit 124)
-# adds the QPs' state while the pair is still stuck (`rdma -dd res show
-# qp` in both namespaces): what each side waits for.
+# adds the QPs' state three seconds before its timeout, while the pair
+# was stuck (`rdma -dd res show qp` in both namespaces): what each side
+# waited for.
 run_pair() {
 	local tmo=$1 sns=$2 scmd=$3 cns=$4 ccmd=$5
-	local sout cout spid src crc note='' tail=${PAIR_TAIL:-+1}
-	sout=$(mktemp) cout=$(mktemp)
+	local sout cout stuck spid wpid src crc note='' tail=${PAIR_TAIL:-+1}
+	sout=$(mktemp) cout=$(mktemp) stuck=$(mktemp)
 	in_ns "$sns" timeout "$tmo" bash -c "$scmd" >"$sout" 2>&1 &
 	spid=$!
 	if [ -n "${PAIR_READY:-}" ]; then
@@ -110,10 +111,16 @@ run_pair() {
 	else
 		sleep 1
 	fi
+	# The QPs' state shortly before the client's timeout, should it come.
+	(sleep $((tmo > 6 ? tmo - 3 : tmo)) &&
+		pair_stuck_qps "$cns" "$sns" >"$stuck" 2>&1) &
+	wpid=$!
 	in_ns "$cns" timeout "$tmo" bash -c "$ccmd" >"$cout" 2>&1
 	crc=$?
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
 	[ $crc -eq 124 ] && note="${note:+$note
-}$(pair_stuck_qps "$cns" "$sns")"
+}$(cat "$stuck")"
 	# A client that failed leaves the server waiting: stop it.
 	if [ $crc -ne 0 ]; then
 		sleep 1
@@ -128,7 +135,7 @@ $(tail -n "$tail" "$sout")${note:+
 $note}"
 	pair_cout=$(cat "$cout")
 	pair_sout=$(cat "$sout")
-	rm -f "$sout" "$cout"
+	rm -f "$sout" "$cout" "$stuck"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
 }
 
@@ -138,7 +145,8 @@ pair_stuck_qps() {
 	local ns
 	for ns in "$@"; do
 		echo "QPs seen from ${ns:--}:"
-		in_ns "$ns" rdma -dd res show qp type RC 2>&1 | head -n 40
+		in_ns "$ns" rdma -dd res show qp 2>&1 | grep -v ' type GSI ' |
+			head -n 40
 	done
 }
 
