@@ -117,7 +117,7 @@ static void sroce_resp_ack(struct sroce_resp_ctx *c, u32 psn)
 	lockdep_assert_held(&r->lock);
 
 	r->unacked = 0;
-	if (r->rd_send != r->rd_head) {
+	if (r->rd_send != r->rd_stop) {
 		r->ack_pending = true;
 		r->ack_psn = psn;
 		return;
@@ -852,6 +852,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 	timer_setup(&r->ack_timer, sroce_resp_ack_timer, 0);
 	r->rd_head = 0;
 	r->rd_send = 0;
+	r->rd_stop = 0;
 }
 
 void sroce_resp_reset(struct sroce_qp *qp)
@@ -878,6 +879,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	r->rd_count = 0;
 	r->rd_send = 0;
 	r->rd_off = 0;
+	r->rd_stop = 0;
 	r->ack_pending = false;
 	spin_unlock_irqrestore(&r->lock, flags);
 }
@@ -919,6 +921,7 @@ bool sroce_resp_flush(struct sroce_qp *qp)
 	r->flushed = true;
 	r->error = true;
 	r->rd_send = r->rd_head; /* no more responses */
+	r->rd_stop = r->rd_head;
 	r->ack_pending = false;
 	sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
 	/*
@@ -955,6 +958,7 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	spin_lock_irqsave(&r->lock, flags);
 	r->error = true;
 	r->rd_send = r->rd_head;
+	r->rd_stop = r->rd_head;
 	spin_unlock_irqrestore(&r->lock, flags);
 	del_timer_sync(&r->ack_timer); /* not re-armed: error is set */
 	sroce_resp_work_cancel(qp);

@@ -90,14 +90,17 @@ struct sroce_resp {
 	/*
 	 * READ/atomic history: free-running indices into rd[].  Entries in
 	 * [rd_head - SROCE_RESP_RD_SLOTS, rd_head) that were ever written
-	 * are valid for duplicates; [rd_send, rd_head) still need their
-	 * response sent, in order, before any later ACK.
+	 * are valid for duplicates; [rd_send, rd_stop) still need their
+	 * response sent, in order, before any later ACK.  rd_stop is
+	 * rd_head but after a duplicate (resp_rd.c): the entries from
+	 * rd_stop on wait until the requester asks for them again.
 	 */
 	struct sroce_resp_rd rd[SROCE_RESP_RD_SLOTS];
 	u32 rd_head; /* next entry written */
 	u32 rd_count; /* entries written since reset (max SLOTS) */
 	u32 rd_send; /* entry whose response is being sent */
 	u32 rd_off; /* bytes of rd[rd_send]'s READ already sent */
+	u32 rd_stop; /* first entry not to send now */
 
 	/*
 	 * INT of the newest request that carried a block (kernel/int.c),

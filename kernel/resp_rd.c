@@ -9,9 +9,16 @@
  * free-running counters.  A request is recorded when it arrives in
  * sequence (an atomic is executed then, exactly once, and its original
  * value kept); rd_send walks the entries whose responses are still to go
- * out.  A duplicate request moves rd_send back to its entry: a READ is
- * re-executed from the PSN asked for, an atomic is answered from the
- * history and never executed again.
+ * out, up to rd_stop.  A duplicate request moves rd_send back to its
+ * entry: a READ is re-executed from the PSN asked for, an atomic is
+ * answered from the history and never executed again.  That entry only:
+ * the requester went back N and asks for each later one again, in order,
+ * as its recovery window lets it (comp.c), and each such duplicate moves
+ * rd_stop on by one.  Sending every later READ again at once, unasked,
+ * would put up to max_dest_rd_atomic READs' worth of responses into the
+ * queue that lost a packet, behind which the next resend of the oldest
+ * PSN waits; on a slow path each timeout then added more than the next
+ * one let drain, until the requester's retries ran out.
  *
  * Context: everything here runs under resp.lock, from the receive softirq
  * or from resp.work (process context, _bh lock).  The work is queued with
@@ -59,6 +66,8 @@ static struct sroce_resp_rd *sroce_rd_new(struct sroce_resp *r)
 	struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_head);
 
 	r->rd_head++;
+	/* In sequence: whatever the history owes is due again. */
+	r->rd_stop = r->rd_head;
 	if (r->rd_count < SROCE_RESP_RD_SLOTS)
 		r->rd_count++;
 	return e;
@@ -286,7 +295,7 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 
 	lockdep_assert_held(&r->lock);
 
-	while (r->rd_send != r->rd_head) {
+	while (r->rd_send != r->rd_stop) {
 		struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_send);
 
 		if (e->opcode == SROCE_OP_RC_READ_REQ)
@@ -306,6 +315,7 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 			syn = sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS_ERR);
 			sroce_resp_send_aeth(c, e->psn, syn);
 			r->rd_send = r->rd_head;
+			r->rd_stop = r->rd_head;
 			r->ack_pending = false;
 			r->error = true;
 			c->fatal = true;
@@ -415,6 +425,10 @@ enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 /*
  * A duplicate READ or atomic (PSN before ePSN): find it in the history
  * and send its responses again from the PSN asked for.  Too old: dropped.
+ * Entry @idx being due already from before @off: nothing to do.  The
+ * entry at rd_stop asked for from its start: the next request of a
+ * go-back-N, sent after its entry too.  Anything else: the requester went
+ * back to @idx; send that entry, the later ones when asked.
  */
 void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 {
@@ -436,12 +450,19 @@ void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		if (unlikely(e->opcode != cb->opcode))
 			return;
 		off = read ? sroce_psn_diff(cb->psn, e->psn) * c->mtu : 0;
-		if ((s32)(idx - r->rd_send) > 0)
-			return; /* still queued: goes out anyway */
-		if (idx == r->rd_send && r->rd_off <= off)
-			return; /* being sent, not yet past that PSN */
+		if ((s32)(idx - r->rd_stop) < 0) {
+			if ((s32)(idx - r->rd_send) > 0)
+				return; /* still due: goes out anyway */
+			if (idx == r->rd_send && r->rd_off <= off)
+				return; /* being sent, not yet past that PSN */
+		} else if (idx == r->rd_stop && !off) {
+			r->rd_stop = idx + 1;
+			sroce_rd_drain(c);
+			return;
+		}
 		r->rd_send = idx;
 		r->rd_off = off;
+		r->rd_stop = idx + 1;
 		sroce_rd_drain(c);
 		return;
 	}
@@ -471,7 +492,7 @@ void sroce_resp_kick(struct sroce_qp *qp)
 	struct sroce_resp_ctx c = { .qp = qp };
 
 	spin_lock_bh(&r->lock);
-	if (r->rd_send != r->rd_head && !r->error)
+	if (r->rd_send != r->rd_stop && !r->error)
 		sroce_resp_schedule(&c);
 	spin_unlock_bh(&r->lock);
 }

@@ -16,6 +16,7 @@ struct sroce_restrack_snap {
 	u32 backlog, kick, rnr_wait, error;
 	int tx_cpu;
 	u32 resp_psn, resp_msn, resp_in_msg, resp_rd_head, resp_rd_send;
+	u32 resp_rd_stop;
 	u32 rxq_len, rxq_busy;
 	u32 sq_hdr_prod, sq_hdr_cons;
 };
@@ -49,6 +50,7 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->resp_in_msg = r->in_msg;
 	s->resp_rd_head = r->rd_head;
 	s->resp_rd_send = r->rd_send;
+	s->resp_rd_stop = r->rd_stop;
 	spin_unlock_irqrestore(&r->lock, flags);
 
 	/* The ring header as both sides see it (user space writes prod). */
@@ -94,6 +96,7 @@ static int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rq_in_msg", s.resp_in_msg) ||
 	    rdma_nl_put_driver_u32(msg, "rd_head", s.resp_rd_head) ||
 	    rdma_nl_put_driver_u32(msg, "rd_send", s.resp_rd_send) ||
+	    rdma_nl_put_driver_u32(msg, "rd_stop", s.resp_rd_stop) ||
 	    rdma_nl_put_driver_u32(msg, "rxq_len", s.rxq_len) ||
 	    rdma_nl_put_driver_u32(msg, "rxq_busy", s.rxq_busy) ||
 	    rdma_nl_put_driver_u32(msg, "sq_ring_prod", s.sq_hdr_prod) ||
