@@ -353,7 +353,8 @@ void sroce_comp_timers_setup(struct sroce_qp *qp)
  * Restart at @psn after a gap in responses, once per gap: responses that
  * were in flight before the restart must not restart it again (each
  * restart re-sends every outstanding READ).  @implied: the gap is an
- * implied NAK (C9-150), counted as such.
+ * implied NAK (C9-150), counted as such.  A gap is a loss, as a sequence
+ * NAK is, and cuts the recovery window the same way.
  */
 static void sroce_comp_gap(struct sroce_qp *qp, u32 psn, bool implied)
 {
@@ -365,6 +366,7 @@ static void sroce_comp_gap(struct sroce_qp *qp, u32 psn, bool implied)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_IMPLIED_NAK_SEQ_ERR);
 	req->seq_retry_armed = true;
 	req->seq_retry_psn = psn;
+	sroce_comp_win_cut(qp, false);
 	sroce_req_retry(qp, psn);
 }
 
