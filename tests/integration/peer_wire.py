@@ -41,8 +41,8 @@ import time
 import pyverbs.enums as e
 import roce_craft as rc
 from pyverbs.wr import SGE, SendWR
-from resp_wire import (LOCAL, PEER, PEER_QPN, QKEY, RQ_PSN, Rig, check,
-                       counter, describe, finish, poll)
+from resp_wire import (LOCAL, PEER, PEER_QPN, QKEY, RQ_PSN, Rig, attr,
+                       check, counter, describe, finish, poll)
 
 ATTACKER = '10.11.0.3'  # m3 in ns3, on the segment of v1 and v2
 LOCAL2 = '10.11.0.9'  # another address of sroce1's host (v1), no QP's GID
@@ -470,14 +470,8 @@ def test_responses(rig, atk):
 
 def dev_knob(name, value=None):
     """Read sroce1's sysfs attribute @name, or write @value to it."""
-    path = os.path.join(os.environ.get('SROCE_DEV', '/sys/class/infiniband/'
-                                       'sroce1'), name)
-    if value is None:
-        with open(path) as f:
-            return f.read().strip()
-    with open(path, 'w') as f:
-        f.write(str(value))
-    return None
+    return attr(os.environ.get('SROCE_DEV', '/sys/class/infiniband/sroce1'),
+                name, value)
 
 
 def pfc_frame(quanta):
