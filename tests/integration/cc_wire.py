@@ -12,7 +12,6 @@ usage: cc_wire.py SGID_INDEX KNOB_DIR
 Prints KTAP and "N passed, N failed".
 """
 
-import os
 import re
 import subprocess
 import sys
@@ -24,19 +23,13 @@ import pyverbs.enums as e
 import roce_craft as rc
 from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
-from resp_wire import Rig, check, counter, describe, finish, poll
+from resp_wire import Rig, attr, check, counter, describe, finish, poll
 
 PEER_QPN = 0xabc
 
 
 def knob(path, value=None):
-    full = os.path.join(sys.argv[2], path)
-    if value is None:
-        with open(full) as f:
-            return f.read().strip()
-    with open(full, 'w') as f:
-        f.write(str(value))
-    return None
+    return attr(sys.argv[2], path, value)
 
 
 def cnps(replies):

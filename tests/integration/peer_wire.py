@@ -21,7 +21,9 @@ the QP's own address change nothing, and that the peer's still work:
 
 The attacker's socket is opened in ns3 (setns), where it has an address
 of its own, 10.11.0.3; where it must pose as the peer it writes the
-peer's address into the IP header.
+peer's address into the IP header.  The peer pauses sroce1's requester
+with PFC frames on v2 (SROCE_DEV: sroce1's sysfs directory, for the pfc_*
+knobs).
 
 usage: peer_wire.py SGID_INDEX   (index of 10.11.0.1 in sroce1's GID table)
 Prints KTAP and "N passed, N failed".
@@ -39,15 +41,16 @@ import time
 import pyverbs.enums as e
 import roce_craft as rc
 from pyverbs.wr import SGE, SendWR
-from resp_wire import (LOCAL, PEER, PEER_QPN, QKEY, RQ_PSN, Rig, check,
-                       counter, describe, finish, poll)
+from resp_wire import (LOCAL, PEER, PEER_QPN, QKEY, RQ_PSN, Rig, attr,
+                       check, counter, describe, finish, poll)
 
 ATTACKER = '10.11.0.3'  # m3 in ns3, on the segment of v1 and v2
 LOCAL2 = '10.11.0.9'  # another address of sroce1's host (v1), no QP's GID
 MGROUP = '239.1.2.3'
 MC_QKEY = 0x11111111  # dp_mcast's default Q_Key
 CLONE_NEWNET = 0x40000000
-PLAN = 32
+PLAN = 37
+PFC_PRIO = 0  # priority of DSCP 0 (the Rig's traffic class 0) by default
 
 
 def counter_or_none(name):
@@ -463,6 +466,147 @@ def test_responses(rig, atk):
     qp.close()
 
 
+# ---- READ responses after a go-back-N, before the request goes again ----
+
+def dev_knob(name, value=None):
+    """Read sroce1's sysfs attribute @name, or write @value to it."""
+    return attr(os.environ.get('SROCE_DEV', '/sys/class/infiniband/sroce1'),
+                name, value)
+
+
+def pfc_frame(quanta):
+    """An 802.1Qbb frame from v2 for PFC_PRIO: XOFF of @quanta, 0 = XON."""
+    with open('/sys/class/net/v2/address') as f:
+        src = bytes.fromhex(f.read().strip().replace(':', ''))
+    times = [quanta if i == PFC_PRIO else 0 for i in range(8)]
+    frame = bytes.fromhex('0180c2000001') + src + \
+        struct.pack('!HHH8H', 0x8808, 0x0101, 1 << PFC_PRIO, *times)
+    return frame + bytes(60 - len(frame))
+
+
+def read_req_len(reply):
+    """The DMA length in the RETH of a sniffed READ request."""
+    return struct.unpack('!QII', reply[:16])[2] if len(reply) >= 16 else None
+
+
+def test_read_after_rewind(rig):
+    """
+    sroce1 READs 4 packets (4096 bytes, path MTU 1024) at PSN P.  Its
+    priority is paused by PFC, so nothing it decides to send goes before
+    the XON: that is how the test holds the go-back-N's request back (on
+    the wire it is a slow CPU, a hand-over to tx_cpu or a pause).  The
+    responses come: P, then P+2 ahead of P+1 (a gap: the completer drops
+    it and goes back to P+1, its request held by the pause), then P+1,
+    P+2, P+3 in order.  They complete the READ.  Before b3c6900 the
+    requester, once resumed, was left at P+1 behind una_psn: the window
+    test (unsigned) let nothing go; with that test signed, it asked again
+    for P+1..P+3 of the completed READ, and req.rd_inflight counted a READ
+    nothing would ever complete.  Either way the next READ never went
+    (max_rd_atomic 1; nothing in flight, no timer: stopped for ever).
+    """
+    pfc = {k: dev_knob(k) for k in ('pfc_enable', 'pfc_storm_detect_ms',
+                                    'pfc_speed_mbps')}
+    # Quanta at 10 Mb/s: an XOFF of 65535 holds 3.4 s, the XON ends it.
+    # No storm watchdog: it would end the pause after 100 ms.
+    dev_knob('pfc_storm_detect_ms', 0)
+    dev_knob('pfc_speed_mbps', 10)
+    dev_knob('pfc_enable', '0x%02x' % (1 << PFC_PRIO))
+    eth = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    eth.bind(('v2', 0))
+    qp = rig.rc_qp(timeout=20)
+    qpn = qp.qp_num
+    mr = rig.mr
+    data = bytes((i * 13 + 5) & 0xff for i in range(4096))
+    try:
+        drain_cq(rig)
+        mr.write(b'\0' * 4096, 4096, 8192)
+        mr.write(b'\0' * 8, 8, 12288)
+        rig.wire.drain()
+        wr = SendWR(opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                    sg=[SGE(mr.buf + 8192, 4096, mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(0x1234, 0x10000)
+        qp.post_send(wr)
+        r = [x for x in rig.wire.replies(1, 2.0)
+             if x[0]['opcode'] == rc.RC_READ_REQ]
+        p = r[0][0]['psn'] if r else None
+        eth.send(pfc_frame(0xffff))
+        t_end = time.time() + 2.0
+        while 'paused 0x%02x' % (1 << PFC_PRIO) not in \
+                dev_knob('pfc_state') and time.time() < t_end:
+            time.sleep(0.01)
+        state = dev_knob('pfc_state')
+        check('READ of 4096 bytes: one request on the wire, then an XOFF '
+              'pauses its priority',
+              p is not None and read_req_len(r[0][1]) == 4096 and
+              'paused 0x%02x' % (1 << PFC_PRIO) in state,
+              '%s\npfc_state: %s' % (describe(r), state))
+        p = p or 0
+
+        def resp(op, n, aeth=False):
+            """Response P+@n; FIRST and LAST have an AETH, MIDDLE none."""
+            return rc.bth(op, qpn, p + n) + (ack(1) if aeth else b'') + \
+                data[n * 1024:(n + 1) * 1024]
+
+        retr = counter('req_retransmits')
+        # A device counter (hw_counters of the device, not of the port).
+        trans_name = 'hw_counters/rx_prio%d_pause_transition' % PFC_PRIO
+        trans = int(dev_knob(trans_name))
+        rig.wire.drain()
+        # FIRST; MIDDLE P+2 ahead of P+1 (the gap); then P+1, P+2, LAST.
+        for pkt in (resp(rc.RC_READ_RESP_FIRST, 0, aeth=True),
+                    resp(rc.RC_READ_RESP_MIDDLE, 2),
+                    resp(rc.RC_READ_RESP_MIDDLE, 1),
+                    resp(rc.RC_READ_RESP_MIDDLE, 2),
+                    resp(rc.RC_READ_RESP_LAST, 3, aeth=True)):
+            rig.send(pkt)
+        # A slow guest: another 3.4 s from here (a later XOFF replaces
+        # the time); the pause must not end before the XON below.
+        eth.send(pfc_frame(0xffff))
+        wc = poll_qp(rig, qp, 2.0)
+        sent = rig.wire.replies(4, 0.3)
+        held = int(dev_knob(trans_name)) == trans
+        check('responses P, P+2 (a gap: go-back-N to P+1), P+1, P+2, P+3 '
+              'while the requester is paused: the READ completes with its '
+              'data, nothing is sent',
+              wc is not None and wc.status == e.IBV_WC_SUCCESS and
+              wc.opcode == e.IBV_WC_RDMA_READ and
+              mr.read(4096, 8192) == data and
+              counter('req_retransmits') - retr == 1 and not sent and held,
+              '%s, req_retransmits +%d, pause held throughout: %s\n'
+              'sent while paused:\n%s' %
+              (wc_desc(wc), counter('req_retransmits') - retr, held,
+               describe(sent)))
+
+        rig.wire.drain()
+        eth.send(pfc_frame(0))
+        again = [(b, x) for b, x in rig.wire.replies(4, 1.0)
+                 if b['opcode'] == rc.RC_READ_REQ]
+        check('after the XON: no second request for the completed READ',
+              not again, '%s\nRETH length %s' %
+              (describe(again), again and read_req_len(again[0][1])))
+
+        p2 = post(rig, qp, e.IBV_WR_RDMA_READ, 12288, 8)
+        check('the next READ goes (max_rd_atomic 1 is free), at PSN P+4',
+              p2 == (p + 4) & 0xffffff, 'psn %s, want %d' % (p2, p + 4))
+        wc = None
+        if p2 is not None:
+            rig.send(rc.bth(rc.RC_READ_RESP_ONLY, qpn, p2) + ack(2) +
+                     b'NEXTREAD')
+            wc = poll_qp(rig, qp)
+        check('... and its response completes it with its data',
+              wc is not None and wc.status == e.IBV_WC_SUCCESS and
+              wc.opcode == e.IBV_WC_RDMA_READ and
+              mr.read(8, 12288) == b'NEXTREAD',
+              '%s, mem %r' % (wc_desc(wc), mr.read(8, 12288)))
+    finally:
+        eth.send(pfc_frame(0))
+        eth.close()
+        qp.close()
+        for k, v in pfc.items():
+            dev_knob(k, v)
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     atk = Attacker()
@@ -477,6 +621,7 @@ def main():
     test_np_mcast(rig, atk)
     test_request_dst(rig)
     test_responses(rig, atk)
+    test_read_after_rewind(rig)
     finish()
 
 

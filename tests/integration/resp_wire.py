@@ -62,6 +62,17 @@ def counter(name):
         return int(f.read())
 
 
+def attr(base, name, value=None):
+    """Read the sysfs attribute @name under @base, or write @value to it."""
+    path = os.path.join(base, name)
+    if value is None:
+        with open(path) as f:
+            return f.read().strip()
+    with open(path, 'w') as f:
+        f.write(str(value))
+    return None
+
+
 def counter_delta(name, fn):
     before = counter(name)
     fn()

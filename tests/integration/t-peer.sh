@@ -6,7 +6,9 @@
 # only from the QP's destination to its source GID, an AETH with a reserved
 # NAK code is dropped.  peer_wire.py plays both the peer (ns2, 10.11.0.2)
 # and an attacker on the same segment (ns3, 10.11.0.3, a macvlan of v2)
-# with crafted packets, and owns the verbs objects of sroce1.
+# with crafted packets, and owns the verbs objects of sroce1.  It pauses
+# sroce1's requester with PFC frames on v2 (the pfc_* knobs it sets and
+# restores).
 #
 #   ns1: sroce1 on v1 10.11.0.1 (+ 10.11.0.9) ==veth== v2 10.11.0.2  :ns2
 #                                                       \_ m3 10.11.0.3 :ns3
@@ -39,10 +41,12 @@ idx=$(gid_index sroce1 10.11.0.1)
 # Packet by packet on the wire (see t-resp.sh).
 echo off >/sys/class/infiniband/sroce1/tx_batch
 # ip netns exec remounts /sys for ns2: keep init_net's view of the counters.
-hwc=/run/sroce-peer-hwc
-mkdir -p "$hwc" && mount --bind /sys/class/infiniband/sroce1/ports/1/hw_counters "$hwc"
+hwc=/run/sroce-peer-hwc dev=/run/sroce-peer-dev
+mkdir -p "$hwc" "$dev" &&
+	mount --bind /sys/class/infiniband/sroce1/ports/1/hw_counters "$hwc" &&
+	mount --bind /sys/class/infiniband/sroce1 "$dev"
 ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
-	SROCE_HWC="$hwc" python3 "$here/peer_wire.py" "$idx"
+	SROCE_HWC="$hwc" SROCE_DEV="$dev" python3 "$here/peer_wire.py" "$idx"
 rc=$?
-umount "$hwc"
+umount "$hwc" "$dev"
 exit $rc
