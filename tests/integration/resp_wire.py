@@ -353,6 +353,49 @@ def test_rc(rig):
     qp.close()
 
 
+def test_rc_read_replay(rig):
+    """A duplicate READ sends that READ's responses again, not the later
+    READs' too: after a go-back-N the requester asks for each again."""
+    qp = rig.rc_qp()
+    qpn = qp.qp_num
+    mr = rig.mr
+    mr.write(bytes((i * 13 + 5) & 0xff for i in range(4096)), 4096, 8192)
+
+    def read(psn, off, length, want, timeout=2.0):
+        r = rig.ask(rc.bth(rc.RC_READ_REQ, qpn, psn) +
+                    rc.reth(mr.buf + 8192 + off, mr.rkey, length),
+                    want=want, timeout=timeout)
+        return [b['psn'] for b, _ in r], r
+
+    def data_ok(r, off):
+        """Payloads of READ responses r are the MR's bytes from off."""
+        got = b''.join(rest[4:] if b['opcode'] in (
+            rc.RC_READ_RESP_FIRST, rc.RC_READ_RESP_LAST,
+            rc.RC_READ_RESP_ONLY) else rest for b, rest in r)
+        return got == mr.read(len(got), 8192 + off) and len(got) > 0
+
+    a, _ = read(RQ_PSN, 0, 2048, 2)
+    b, _ = read(RQ_PSN + 2, 2048, 2048, 2)
+    check('READs A (PSN 100-101) and B (102-103) answered',
+          a == [100, 101] and b == [102, 103], 'A %s, B %s' % (a, b))
+    # Wait for 4: the responses of B, if they came too, would be seen.
+    p, r = read(RQ_PSN, 0, 2048, 4, timeout=1.0)
+    check('duplicate A: A\'s responses again, B\'s not (B is asked '
+          'for again after it)', p == [100, 101] and data_ok(r, 0), p)
+    p, r = read(RQ_PSN + 2, 2048, 2048, 3, timeout=1.0)
+    check('... duplicate B next: B\'s responses', p == [102, 103] and
+          data_ok(r, 2048), p)
+    p, r = read(RQ_PSN + 1, 1024, 1024, 3, timeout=1.0)
+    check('duplicate A from its 2nd PSN: that PSN only',
+          p == [101] and data_ok(r, 1024), p)
+    # B was not asked for again since: a new READ makes it due again.
+    p, r = read(RQ_PSN + 4, 0, 1024, 4, timeout=1.0)
+    check('... a new READ C then: B\'s responses, then C\'s',
+          p == [102, 103, 104] and data_ok(r[:2], 2048) and
+          data_ok(r[2:], 0), p)
+    qp.close()
+
+
 def test_rc_delayed_ack(rig):
     """A message end without AckReq is ACKed, later, by the ack timer."""
     qp = rig.rc_qp()
@@ -428,9 +471,10 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..38')
+    print('1..43')
     test_recv_drops(rig)
     test_rc(rig)
+    test_rc_read_replay(rig)
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
