@@ -486,7 +486,6 @@ static void sroce_resp_rc_duplicate(struct sroce_resp_ctx *c,
 				    struct sk_buff *skb)
 {
 	struct sroce_rx_cb *cb = SROCE_RX_CB(skb);
-	struct sroce_resp *r = &c->qp->resp;
 	u32 flags = cb->info->flags;
 
 	sroce_counter_inc(c->sdev, SROCE_CNT_DUPLICATE_REQUEST);
@@ -496,7 +495,7 @@ static void sroce_resp_rc_duplicate(struct sroce_resp_ctx *c,
 	}
 	/* SEND/WRITE: re-ACK what we have, once per requested ACK. */
 	if (sroce_bth_ackreq(sroce_rx_bth(skb)) || flags & SROCE_OPF_END)
-		sroce_resp_ack(c, sroce_psn_add(r->psn, SROCE_PSN_MAX));
+		sroce_resp_ack(c, sroce_resp_rd_ack_limit(c, cb->psn));
 }
 
 /*

@@ -93,7 +93,9 @@ struct sroce_resp {
 	 * are valid for duplicates; [rd_send, rd_stop) still need their
 	 * response sent, in order, before any later ACK.  rd_stop is
 	 * rd_head but after a duplicate (resp_rd.c): the entries from
-	 * rd_stop on wait until the requester asks for them again.
+	 * rd_stop on are owed, sent when the requester asks for them
+	 * again; a re-ACK of a duplicate SEND/WRITE stops before them, the
+	 * ACK of a new request does not (they are stale by then).
 	 */
 	struct sroce_resp_rd rd[SROCE_RESP_RD_SLOTS];
 	u32 rd_head; /* next entry written */

@@ -51,6 +51,25 @@ static struct sroce_resp_rd *sroce_rd_entry(struct sroce_resp *r, u32 idx)
 }
 
 /*
+ * A READ/atomic in sequence: the requester sent every earlier request
+ * again after its go-back-N, and asked again for each entry it still
+ * needed.  With nothing due, what the history still owes (rd_stop to
+ * rd_head) it completed from responses that came late, or its duplicate
+ * was lost, when its next ACK or response shows it as missing (an
+ * implied NAK) and it asks again: owe nothing.  Owed entries would
+ * otherwise count against max_dest_rd_atomic below, and a new READ
+ * within the requester's own limit would get an Invalid Request NAK.
+ */
+static void sroce_rd_in_sequence(struct sroce_resp *r)
+{
+	if (r->rd_send != r->rd_stop)
+		return;
+	r->rd_send = r->rd_head;
+	r->rd_stop = r->rd_head;
+	r->rd_off = 0;
+}
+
+/*
  * Room for one more READ/atomic: at most max_dest_rd_atomic requests may
  * wait for their responses (IBA C9-69: responder resources).
  */
@@ -345,6 +364,7 @@ enum sroce_resp_act sroce_resp_read_req(struct sroce_resp_ctx *c,
 
 	lockdep_assert_held(&r->lock);
 
+	sroce_rd_in_sequence(r);
 	if (unlikely(!(c->access & IB_ACCESS_REMOTE_READ) || !sroce_rd_room(c)))
 		return SROCE_ACT_NAK_INV;
 	/* IBA o9-?: a READ may not span more than 2^31 bytes. */
@@ -392,6 +412,7 @@ enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 
 	lockdep_assert_held(&r->lock);
 
+	sroce_rd_in_sequence(r);
 	if (unlikely(!(c->access & IB_ACCESS_REMOTE_ATOMIC) ||
 		     !sroce_rd_room(c) || va & 7))
 		return SROCE_ACT_NAK_INV;
@@ -425,10 +446,11 @@ enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 /*
  * A duplicate READ or atomic (PSN before ePSN): find it in the history
  * and send its responses again from the PSN asked for.  Too old: dropped.
- * Entry @idx being due already from before @off: nothing to do.  The
- * entry at rd_stop asked for from its start: the next request of a
- * go-back-N, sent after its entry too.  Anything else: the requester went
- * back to @idx; send that entry, the later ones when asked.
+ * Entry @idx being due already from before @off: nothing to do.  An
+ * entry at or after rd_stop asked for from its start: a later request of
+ * a go-back-N (one whose duplicate was lost comes before it): due up to
+ * it.  Anything else: the requester went back to @idx, having all before
+ * it; send that entry, the later ones when asked.
  */
 void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 {
@@ -455,7 +477,7 @@ void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 				return; /* still due: goes out anyway */
 			if (idx == r->rd_send && r->rd_off <= off)
 				return; /* being sent, not yet past that PSN */
-		} else if (idx == r->rd_stop && !off) {
+		} else if (!off) {
 			r->rd_stop = idx + 1;
 			sroce_rd_drain(c);
 			return;
@@ -466,6 +488,28 @@ void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		sroce_rd_drain(c);
 		return;
 	}
+}
+
+/*
+ * The PSN a duplicate SEND/WRITE at @psn is ACKed with: ePSN - 1, but
+ * never past an owed READ/atomic after it (rd_stop to rd_head), whose
+ * duplicate may still be on its way: the requester would take such an
+ * ACK for a lost response (an implied NAK) and go back N again.
+ */
+u32 sroce_resp_rd_ack_limit(struct sroce_resp_ctx *c, u32 psn)
+{
+	struct sroce_resp *r = &c->qp->resp;
+	u32 idx;
+
+	lockdep_assert_held(&r->lock);
+
+	for (idx = r->rd_stop; idx != r->rd_head; idx++) {
+		struct sroce_resp_rd *e = sroce_rd_entry(r, idx);
+
+		if (sroce_psn_after(e->psn, psn))
+			return sroce_psn_add(e->psn, SROCE_PSN_MAX);
+	}
+	return sroce_psn_add(r->psn, SROCE_PSN_MAX);
 }
 
 /* ---- work ---- */

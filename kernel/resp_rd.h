@@ -80,6 +80,7 @@ enum sroce_resp_act sroce_resp_read_req(struct sroce_resp_ctx *c,
 enum sroce_resp_act sroce_resp_atomic_req(struct sroce_resp_ctx *c,
 					  struct sk_buff *skb);
 void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb);
+u32 sroce_resp_rd_ack_limit(struct sroce_resp_ctx *c, u32 psn);
 void sroce_resp_work(struct work_struct *work); /* no lock */
 void sroce_resp_work_cancel(struct sroce_qp *qp); /* no lock, may sleep */
 /* Pacing timer (cc.c): queue the work if READ responses wait (no lock). */

@@ -396,6 +396,61 @@ def test_rc_read_replay(rig):
     qp.close()
 
 
+def test_rc_read_owed(rig):
+    """After a duplicate READ the later ones are owed until asked for
+    again: a new READ is not refused for them, a re-ACK stops before
+    them, and a duplicate that skips one makes both due."""
+    mr = rig.mr
+
+    def read(qpn, psn, want, timeout=1.0):
+        r = rig.ask(rc.bth(rc.RC_READ_REQ, qpn, psn) +
+                    rc.reth(mr.buf + 8192, mr.rkey, 1024),
+                    want=want, timeout=timeout)
+        return [(b['opcode'], b['psn']) for b, _ in r]
+
+    one = rc.RC_READ_RESP_ONLY
+    qp = rig.rc_qp(max_dest_rd=1)
+    q = qp.qp_num
+    got = [read(q, 100, 1), read(q, 101, 1), read(q, 100, 2)]
+    check('max_dest_rd_atomic 1: READs A, B, then a duplicate A answered',
+          got == [[(one, 100)], [(one, 101)], [(one, 100)]], got)
+    got = read(q, 102, 1)
+    check('... a new READ C: answered, not refused (B, owed, is not a '
+          'responder resource)', got == [(one, 102)], got)
+    qp.close()
+
+    qp = rig.rc_qp()
+    q = qp.qp_num
+    write = (rc.bth(rc.RC_WRITE_ONLY, q, 101, ackreq=True) +
+             rc.reth(mr.buf + 8192, mr.rkey, 4) + b'wxyz')
+    got = [read(q, 100, 1), rig.ask(write), read(q, 102, 1),
+           read(q, 100, 2)]
+    check('READ A, WRITE W, READ B, then a duplicate A: A only',
+          got[0] == [(one, 100)] and is_ack(got[1], 101) and
+          got[2] == [(one, 102)] and got[3] == [(one, 100)],
+          '%s %s %s %s' % (got[0], describe(got[1]), got[2], got[3]))
+    r = rig.ask(write)
+    check('... the duplicate W is re-ACKed up to 101, not over B (owed)',
+          is_ack(r, 101), describe(r))
+    got = read(q, 102, 2)
+    r = rig.ask(write)
+    check('... the duplicate B: B\'s response; W\'s ACK then covers B',
+          got == [(one, 102)] and is_ack(r, 102),
+          '%s %s' % (got, describe(r)))
+    qp.close()
+
+    qp = rig.rc_qp()
+    q = qp.qp_num
+    got = [read(q, 100, 1), read(q, 101, 1), read(q, 102, 1),
+           read(q, 100, 2)]
+    r = read(q, 102, 3)
+    check('READs A, B, C, duplicate A, then C\'s duplicate without B\'s '
+          '(lost): B\'s response and C\'s',
+          got == [[(one, 100)], [(one, 101)], [(one, 102)], [(one, 100)]]
+          and r == [(one, 101), (one, 102)], '%s %s' % (got, r))
+    qp.close()
+
+
 def test_rc_delayed_ack(rig):
     """A message end without AckReq is ACKed, later, by the ack timer."""
     qp = rig.rc_qp()
@@ -471,10 +526,11 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..43')
+    print('1..48')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
+    test_rc_read_owed(rig)
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
