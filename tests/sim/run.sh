@@ -721,7 +721,8 @@ grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
 	switch.red_wlog=40 switch.loss=1.5 cc.hpcc_eta=0 cc.hpcc_eta=101 \
-	cc.algo=hpcc2 sim.recovery=yes; do
+	cc.algo=hpcc2 sim.recovery=yes switch.ports=0 switch.ports=9 \
+	flow.dst=1; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1

@@ -42,7 +42,7 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 				(u32)(ev->data >> 32));
 		break;
 	case SIM_EV_DEPART:
-		sim_port_depart(s);
+		sim_port_depart(s, (u32)ev->data);
 		break;
 	case SIM_EV_CNP:
 		sim_flow_cnp(s, ev->flow);

@@ -3,7 +3,8 @@
  * sim.h - ccsim, a packet-level discrete-event simulator of the congestion
  * control core (kernel/proto/cc*.c): N senders -> one switch egress port
  * (rate, buffer, RED/ECN, PFC, INT stamps) -> one receiver with a
- * notification point.
+ * notification point; or -> several such ports of the same switch, one
+ * receiver behind each ([switch] ports, a flow's dst).
  *
  * Time is in picoseconds (u64) inside the simulator so that serialisation
  * at 40 Gb/s does not drift by rounding; the cc core gets nanoseconds, as
@@ -36,6 +37,7 @@
 #define SIM_PS_PER_US 1000000ULL
 #define SIM_PS_PER_MS 1000000000ULL
 #define SIM_MAX_FLOWS 256
+#define SIM_MAX_PORTS 8
 #define SIM_MAX_CC_OV 32
 
 /* ---- evq.c ---- */
@@ -45,7 +47,7 @@ enum sim_ev_kind {
 	SIM_EV_STOP, /* a flow stops sending */
 	SIM_EV_SEND, /* a sender may transmit its next packet */
 	SIM_EV_ARRIVE, /* a packet reaches the switch (data: bytes) */
-	SIM_EV_DEPART, /* the port finished serialising its head packet */
+	SIM_EV_DEPART, /* port .data finished serialising its head packet */
 	SIM_EV_CNP, /* a CNP reaches a sender */
 	SIM_EV_PAUSE, /* a PFC frame reaches a sender (data: 1 XOFF, 0 XON) */
 	SIM_EV_SAMPLE, /* time series sample */
@@ -95,7 +97,10 @@ struct sim_flow_cfg {
 	u64 delay; /* ps, sender <-> switch one way */
 	u32 count; /* this many identical flows ... */
 	u64 stagger; /* ... each starting this many ps after the previous */
-	/* fabric only ([topo]): the hosts, and a path other than ECMP's */
+	/*
+	 * fabric ([topo]): the hosts, and a path other than ECMP's; the
+	 * single switch: dst is the egress port (receiver) it goes to
+	 */
 	u32 src, dst;
 	u32 src_step; /* with count: each copy's src this much above */
 	char via[64]; /* switch names between them ("L0 S1 L1"); "" = ECMP */
@@ -148,6 +153,7 @@ struct sim_config {
 	bool pfc;
 	u64 xoff, xon; /* bytes queued per ingress port */
 	u64 rx_delay; /* ps, switch <-> receiver one way */
+	u32 nports; /* egress ports, one receiver each (flow dst) */
 	/* transport */
 	bool gbn; /* reliable: ACK/NAK, go-back-N, retransmit timeout */
 	bool recovery; /* gbn with kernel/comp.c's window and backoff */
@@ -293,7 +299,7 @@ struct sim {
 	struct sim_config cfg;
 	const struct sroce_cc_ops *ops;
 	struct sim_evq q;
-	struct sim_port port;
+	struct sim_port ports[SIM_MAX_PORTS]; /* cfg.nports of them */
 	struct sim_flow *flows;
 	int nflows;
 	u64 now; /* ps */
@@ -323,7 +329,7 @@ static inline u64 sim_tx_ps(u64 bytes, u64 kbps)
 int sim_port_init(struct sim *s);
 void sim_port_free(struct sim *s);
 void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn);
-void sim_port_depart(struct sim *s);
+void sim_port_depart(struct sim *s, u32 port);
 
 /* ---- flow.c ---- */
 const struct sroce_cc_ops *sim_cc_ops(u32 algo);
