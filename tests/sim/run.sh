@@ -8,8 +8,10 @@
 # the kernel's pacing (sroce_cc_pace_check(), the bounds of its credit),
 # the go-back-N transport on the guest testbed's parameters (window, loss
 # recovery, DCQCN cut/recovery cycles), HPCC on INT (the incast's queue
-# near zero, staggered joins fair, W_c's RTT under loss), determinism (two runs byte-identical, another seed
-# differs) and the parser's errors; on the leaf-spine fabric, FCT against
+# near zero, staggered joins fair, W_c's RTT under loss), a NIC shared
+# by a host's QPs (round robin) and several egress ports, the untuned
+# testbeds of cc-fabric.sh, determinism (two runs byte-identical, another
+# seed differs) and the parser's errors; on the leaf-spine fabric, FCT against
 # the ideal, the workload, HPCC's queues, incast tails, PFC pause
 # spreading and a cyclic-buffer-dependency deadlock.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
@@ -202,6 +204,26 @@ mlx=(-D cc.flavour=mlx -D cc.min_time_between_cnps_us=4)
 tb=(-D sim.duration_ms=2000 -D sim.measure_start_ms=500)
 tb4=(-D sim.duration_ms=3000 -D sim.measure_start_ms=0 -D cc.algo=none
 	-D flow.count=4 -D flow.size_kb=2000)
+
+# A NIC shared by one host's QPs ([flow] nic), towards three idle ports
+# ([switch] ports): its two QPs get half of it each and a QP with a NIC of
+# its own all of that; with gbn, the first QP held back by its window
+# (two packets per 200 us round trip) leaves the rest to the second.
+printf '%s\n' '[sim]' duration_ms=20 measure_start_ms=5 mtu=4096 \
+	'[switch]' ports=3 rate_gbps=10 '[cc]' algo=none \
+	'[flow]' nic=1 rate_gbps=1 window_kb=8.192 delay_us=100 \
+	'[flow]' nic=1 rate_gbps=1 dst=1 delay_us=100 \
+	'[flow]' rate_gbps=1 dst=2 delay_us=100 >"$tmp/nic.ini"
+mkdir -p "$tmp/nic1" "$tmp/nic2"
+"$sim" -q -o "$tmp/nic1" "$tmp/nic.ini" 2>"$tmp/nic1.err"
+"$sim" -q -o "$tmp/nic2" -D sim.transport=gbn "$tmp/nic.ini" \
+	2>"$tmp/nic2.err"
+t "shared NIC: its two QPs at half of it each, another host's at its own rate" \
+	nic1 = -- 'flow0_gbps >= 0.49' 'flow0_gbps <= 0.51' \
+	'flow1_gbps >= 0.49' 'flow1_gbps <= 0.51' 'flow2_gbps >= 0.99'
+t "shared NIC: a QP held back by its window leaves the rest to the other" \
+	nic2 = -- 'flow0_gbps < 0.4' 'flow1_gbps > 0.6' \
+	'!awk "/^flow[01] = /{ g += \$4 } END { exit !(g >= 0.99) }" $d/summary.txt'
 
 # Determinism: same scenario and seed, byte-identical files; seed matters.
 run det1 two-flow.ini "${short[@]}"
@@ -722,12 +744,21 @@ for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
 	switch.red_wlog=40 switch.loss=1.5 cc.hpcc_eta=0 cc.hpcc_eta=101 \
 	cc.algo=hpcc2 sim.recovery=yes switch.ports=0 switch.ports=9 \
-	flow.dst=1; do
+	flow.dst=1 flow.nic=257; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1
 	fi
 done
+# (one NIC's QPs at two rates; the same on two NICs is fine)
+printf '%s\n' '[switch]' ports=2 '[flow]' nic=1 rate_gbps=1 \
+	'[flow]' nic=1 rate_gbps=2 dst=1 >"$tmp/nicbad.ini"
+if "$sim" -q "$tmp/nicbad.ini" >/dev/null 2>&1 ||
+	! "$sim" -q -D sim.duration_ms=1 -D flow.nic=0 "$tmp/nicbad.ini" \
+		>/dev/null 2>&1; then
+	echo "# one NIC's flows at two rates accepted, or on their own refused"
+	r=1
+fi
 if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
 	echo "# accepted gbn with rto_us=0"
 	r=1

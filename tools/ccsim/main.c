@@ -65,6 +65,9 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 	case SIM_EV_INT:
 		sim_flow_int(s, ev->flow);
 		break;
+	case SIM_EV_NIC:
+		sim_nic_free(s, ev->flow);
+		break;
 	case SIM_EV_SAMPLE:
 		sim_out_sample(s);
 		sim_evq_push(&s->q, s->now + s->cfg.sample, SIM_EV_SAMPLE, 0,

@@ -21,8 +21,10 @@
  *             size_kb (0 = unlimited), rate_gbps (0 = port rate),
  *             speed_gbps (the cc's line rate; 0 = rate_gbps), window_kb
  *             (gbn; 0 = unlimited), delay_us, count, stagger_us, dst
- *             (the egress port, 0 to ports - 1); on the fabric src, dst
- *             (hosts), src_step, via
+ *             (the egress port, 0 to ports - 1), nic (flows with the
+ *             same nic > 0 share one NIC, one host's QPs; they need the
+ *             same rate_gbps); on the fabric src, dst (hosts), src_step,
+ *             via
  *   [topo], [workload]: the fabric (fab_scenario.c)
  *
  * The command line may override any key as section.key=value; a flow.*
@@ -123,6 +125,8 @@ static int sim_set_flow(struct sim_flow_cfg *f, const char *key, double v)
 		f->src = (u32)v;
 	else if (!strcmp(key, "dst") && v < U32_MAX)
 		f->dst = (u32)v;
+	else if (!strcmp(key, "nic") && v <= SIM_MAX_FLOWS)
+		f->nic = (u32)sim_round(v);
 	else if (!strcmp(key, "src_step") && v < 65536)
 		f->src_step = (u32)v;
 	else
@@ -449,6 +453,15 @@ int sim_config_finish(struct sim_config *c)
 		}
 	}
 	c->nflows = n;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < (u32)i; k++)
+			if (c->flows[i].nic &&
+			    c->flows[i].nic == c->flows[k].nic &&
+			    c->flows[i].rate != c->flows[k].rate) {
+				fprintf(stderr, "nic %u: flows at two rates\n",
+					c->flows[i].nic);
+				return -1;
+			}
 	if (fab_enabled(c) && fab_config_finish(c))
 		return -1;
 	if ((!n && !fab_enabled(c)) || !c->duration || !c->sample ||

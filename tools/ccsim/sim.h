@@ -55,6 +55,7 @@ enum sim_ev_kind {
 	SIM_EV_NAK, /* a sequence NAK reaches a sender (data: expected PSN) */
 	SIM_EV_RTO, /* a sender's retransmit timer may have expired */
 	SIM_EV_INT, /* an ACK with telemetry reaches a sender (on_int) */
+	SIM_EV_NIC, /* shared NIC .flow finished its packet */
 };
 
 struct sim_event {
@@ -95,6 +96,7 @@ struct sim_flow_cfg {
 	u64 speed; /* device speed for the cc (line rate), kbit/s; 0 = rate */
 	u64 window; /* bytes in flight (transport gbn); 0 = unlimited */
 	u64 delay; /* ps, sender <-> switch one way */
+	u32 nic; /* > 0: the flows with this nic share one NIC; 0 = its own */
 	u32 count; /* this many identical flows ... */
 	u64 stagger; /* ... each starting this many ps after the previous */
 	/*
@@ -247,7 +249,8 @@ struct sim_flow {
 	bool xon_open;
 	u64 xon_at, xon_rate, xon_sent;
 	u64 xons, xon_worst_rate, xon_worst_sent;
-	u64 nic_free; /* ps: the NIC finished its last packet */
+	u64 nic_free; /* ps: its own NIC finished its last packet */
+	bool nic_wait; /* waits for its shared NIC (cfg.nic) */
 	u64 sent, delivered; /* bytes */
 	u64 interval; /* bytes delivered since the last sample */
 	u64 marks, cnps_sent, cnps_rcvd, cnps_ignored, pauses, drops;
@@ -295,6 +298,17 @@ struct sim_series {
 	u8 *on; /* [sample * nflows + flow]: flow was active */
 };
 
+/*
+ * A NIC that several flows share ([flow] nic): one packet at a time, at
+ * the flows' rate; when it is free the flows waiting for it are run in
+ * turn from the one after the last that sent (round robin).
+ */
+struct sim_nic {
+	u64 free; /* ps: it finished its last packet */
+	u32 last; /* the flow that sent it */
+	bool pending; /* a SIM_EV_NIC is queued */
+};
+
 struct sim {
 	struct sim_config cfg;
 	const struct sroce_cc_ops *ops;
@@ -302,6 +316,7 @@ struct sim {
 	struct sim_port ports[SIM_MAX_PORTS]; /* cfg.nports of them */
 	struct sim_flow *flows;
 	int nflows;
+	struct sim_nic nics[SIM_MAX_FLOWS + 1]; /* [cfg.nic], 1 .. */
 	u64 now; /* ps */
 	u64 rng; /* splitmix64 state */
 	u64 events;
@@ -341,6 +356,7 @@ void sim_flow_kick(struct sim *s, u32 i);
 void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
+void sim_nic_free(struct sim *s, u32 nic);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
 int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
 		       u64 ack_seq);
