@@ -186,6 +186,27 @@ credit_ok() {
 		END { exit bad || !n }' "$1/summary.txt"
 }
 
+# within DIR A B RATIO: flows A and B (flowN) moved data, the slower at
+# least RATIO of the faster (cc-fabric.sh's check for two flows)
+within() {
+	awk -v a="$2" -v b="$3" -v r="$4" '$1 == a { x = $4 } $1 == b { y = $4 }
+		END {
+			printf "# %s %s, %s %s\n", a, x, b, y
+			lo = x < y ? x : y; hi = x < y ? y : x
+			exit !(hi > 0 && lo >= r * hi)
+		}' "$1/summary.txt"
+}
+
+# port_kb DIR N KB: egress port N sent at least KB (its portN line)
+port_kb() {
+	awk -v p="port$2" -v kb="$3" '$1 == p {
+			for (i = 3; i < NF; i++)
+				if ($i == "sent_kb")
+					v = $(i + 1)
+		} END { printf "# %s sent_kb %s\n", p, v; exit !(v >= kb) }' \
+		"$1/summary.txt"
+}
+
 # cycles DIR: cut (< 5 Mb/s) and recovery (> 50 Mb/s) cycles of flow 0
 cycles() {
 	awk -F, 'NR > 1 {
@@ -707,6 +728,19 @@ t "untuned incast-8 @100 (recovery): shared, link >= 75 %, queue near RED's limi
 t "untuned incast-8 @100, plain go-back-N: collapse (link < 10 %, 100x the drops)" \
 	ccf8n cc-fabric.ini "${ccf8[@]}" -- 'utilisation < 0.1' \
 	"drops > $(($(val ccf8 drops) * 100))"
+# Reverse @60 (cc-fabric-reverse.ini: three shaped ports, s1's three QPs
+# on one 100 Mb/s NIC): with recovery every flow moves, the two flows
+# into r1 share it as cc-fabric.sh asks (within 20 %) and fill its port,
+# and s1's flows to the idle r2 and r3 are not held back with them (at
+# least their third of s1's NIC).  With plain go-back-N the flows into
+# r1 collapse while s1's others keep their third.
+t "untuned reverse @60 (recovery): r1's two flows share and fill it, s1's others not held back" \
+	ccfr cc-fabric-reverse.ini "${rec[@]}" -- 'min_gbps > 0.005' \
+	'!within $d flow0 flow1 0.8' '!port_kb $d 0 140000' \
+	'flow2_gbps >= 0.033' 'flow3_gbps >= 0.033' 'timeouts < 50'
+t "untuned reverse @60, plain go-back-N: r1's flows collapse, s1>r2 and s1>r3 keep their third" \
+	ccfrn cc-fabric-reverse.ini -- 'flow0_gbps < 0.003' \
+	'flow1_gbps < 0.003' 'flow2_gbps >= 0.033' 'flow3_gbps >= 0.033'
 
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
