@@ -12,8 +12,9 @@
  *
  * One role per file:
  *   evq.c       event queue (binary heap, ties broken by insertion order)
- *   port.c      switch egress port: FIFO, RED/ECN marking, PFC per ingress
- *   flow.c      senders: start/stop/size, pacing, the cc core glue
+ *   port.c      switch egress ports: FIFO, RED/ECN marking, PFC per ingress
+ *   flow.c      senders: start/stop/size, pacing, the cc core glue, NICs
+ *               shared by several flows (round robin)
  *   np.c        receiver and notification point (CNP throttle), and
  *               the INT echo an ACK carries back to an HPCC sender
  *   rc.c        reliable transport (optional): PSNs, window, ACK/NAK,
