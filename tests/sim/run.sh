@@ -8,8 +8,10 @@
 # the kernel's pacing (sroce_cc_pace_check(), the bounds of its credit),
 # the go-back-N transport on the guest testbed's parameters (window, loss
 # recovery, DCQCN cut/recovery cycles), HPCC on INT (the incast's queue
-# near zero, staggered joins fair, W_c's RTT under loss), determinism (two runs byte-identical, another seed
-# differs) and the parser's errors; on the leaf-spine fabric, FCT against
+# near zero, staggered joins fair, W_c's RTT under loss), a NIC shared
+# by a host's QPs (round robin) and several egress ports, the untuned
+# testbeds of cc-fabric.sh, determinism (two runs byte-identical, another
+# seed differs) and the parser's errors; on the leaf-spine fabric, FCT against
 # the ideal, the workload, HPCC's queues, incast tails, PFC pause
 # spreading and a cyclic-buffer-dependency deadlock.
 # Prints TAP and "N passed, N failed"; exits 1 on any failure.
@@ -184,6 +186,27 @@ credit_ok() {
 		END { exit bad || !n }' "$1/summary.txt"
 }
 
+# within DIR A B RATIO: flows A and B (flowN) moved data, the slower at
+# least RATIO of the faster (cc-fabric.sh's check for two flows)
+within() {
+	awk -v a="$2" -v b="$3" -v r="$4" '$1 == a { x = $4 } $1 == b { y = $4 }
+		END {
+			printf "# %s %s, %s %s\n", a, x, b, y
+			lo = x < y ? x : y; hi = x < y ? y : x
+			exit !(hi > 0 && lo >= r * hi)
+		}' "$1/summary.txt"
+}
+
+# port_kb DIR N KB: egress port N sent at least KB (its portN line)
+port_kb() {
+	awk -v p="port$2" -v kb="$3" '$1 == p {
+			for (i = 3; i < NF; i++)
+				if ($i == "sent_kb")
+					v = $(i + 1)
+		} END { printf "# %s sent_kb %s\n", p, v; exit !(v >= kb) }' \
+		"$1/summary.txt"
+}
+
 # cycles DIR: cut (< 5 Mb/s) and recovery (> 50 Mb/s) cycles of flow 0
 cycles() {
 	awk -F, 'NR > 1 {
@@ -202,6 +225,26 @@ mlx=(-D cc.flavour=mlx -D cc.min_time_between_cnps_us=4)
 tb=(-D sim.duration_ms=2000 -D sim.measure_start_ms=500)
 tb4=(-D sim.duration_ms=3000 -D sim.measure_start_ms=0 -D cc.algo=none
 	-D flow.count=4 -D flow.size_kb=2000)
+
+# A NIC shared by one host's QPs ([flow] nic), towards three idle ports
+# ([switch] ports): its two QPs get half of it each and a QP with a NIC of
+# its own all of that; with gbn, the first QP held back by its window
+# (two packets per 200 us round trip) leaves the rest to the second.
+printf '%s\n' '[sim]' duration_ms=20 measure_start_ms=5 mtu=4096 \
+	'[switch]' ports=3 rate_gbps=10 '[cc]' algo=none \
+	'[flow]' nic=1 rate_gbps=1 window_kb=8.192 delay_us=100 \
+	'[flow]' nic=1 rate_gbps=1 dst=1 delay_us=100 \
+	'[flow]' rate_gbps=1 dst=2 delay_us=100 >"$tmp/nic.ini"
+mkdir -p "$tmp/nic1" "$tmp/nic2"
+"$sim" -q -o "$tmp/nic1" "$tmp/nic.ini" 2>"$tmp/nic1.err"
+"$sim" -q -o "$tmp/nic2" -D sim.transport=gbn "$tmp/nic.ini" \
+	2>"$tmp/nic2.err"
+t "shared NIC: its two QPs at half of it each, another host's at its own rate" \
+	nic1 = -- 'flow0_gbps >= 0.49' 'flow0_gbps <= 0.51' \
+	'flow1_gbps >= 0.49' 'flow1_gbps <= 0.51' 'flow2_gbps >= 0.99'
+t "shared NIC: a QP held back by its window leaves the rest to the other" \
+	nic2 = -- 'flow0_gbps < 0.4' 'flow1_gbps > 0.6' \
+	'!awk "/^flow[01] = /{ g += \$4 } END { exit !(g >= 0.99) }" $d/summary.txt'
 
 # Determinism: same scenario and seed, byte-identical files; seed matters.
 run det1 two-flow.ini "${short[@]}"
@@ -685,6 +728,19 @@ t "untuned incast-8 @100 (recovery): shared, link >= 75 %, queue near RED's limi
 t "untuned incast-8 @100, plain go-back-N: collapse (link < 10 %, 100x the drops)" \
 	ccf8n cc-fabric.ini "${ccf8[@]}" -- 'utilisation < 0.1' \
 	"drops > $(($(val ccf8 drops) * 100))"
+# Reverse @60 (cc-fabric-reverse.ini: three shaped ports, s1's three QPs
+# on one 100 Mb/s NIC): with recovery every flow moves, the two flows
+# into r1 share it as cc-fabric.sh asks (within 20 %) and fill its port,
+# and s1's flows to the idle r2 and r3 are not held back with them (at
+# least their third of s1's NIC).  With plain go-back-N the flows into
+# r1 collapse while s1's others keep their third.
+t "untuned reverse @60 (recovery): r1's two flows share and fill it, s1's others not held back" \
+	ccfr cc-fabric-reverse.ini "${rec[@]}" -- 'min_gbps > 0.005' \
+	'!within $d flow0 flow1 0.8' '!port_kb $d 0 140000' \
+	'flow2_gbps >= 0.033' 'flow3_gbps >= 0.033' 'timeouts < 50'
+t "untuned reverse @60, plain go-back-N: r1's flows collapse, s1>r2 and s1>r3 keep their third" \
+	ccfrn cc-fabric-reverse.ini -- 'flow0_gbps < 0.003' \
+	'flow1_gbps < 0.003' 'flow2_gbps >= 0.033' 'flow3_gbps >= 0.033'
 
 # Under ASan/UBSan (another build, -O1): no report, and the same output.
 flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all"
@@ -721,12 +777,22 @@ grep -q "bad.ini:4: bad key" "$tmp/bad.err" && [ $rc -ne 0 ] || r=1
 for d in sim.duration_ms=nan sim.duration_ms=1e30 flow.delay_us=-1 \
 	cc.rpg_gd=-1 cc.dce_tcp_g=2000 switch.pmax=2 sim.transport=tcp \
 	switch.red_wlog=40 switch.loss=1.5 cc.hpcc_eta=0 cc.hpcc_eta=101 \
-	cc.algo=hpcc2 sim.recovery=yes; do
+	cc.algo=hpcc2 sim.recovery=yes switch.ports=0 switch.ports=9 \
+	flow.dst=1 flow.nic=257; do
 	if "$sim" -q -D "$d" "$sc/two-flow.ini" >/dev/null 2>&1; then
 		echo "# accepted $d"
 		r=1
 	fi
 done
+# (one NIC's QPs at two rates; the same on two NICs is fine)
+printf '%s\n' '[switch]' ports=2 '[flow]' nic=1 rate_gbps=1 \
+	'[flow]' nic=1 rate_gbps=2 dst=1 >"$tmp/nicbad.ini"
+if "$sim" -q "$tmp/nicbad.ini" >/dev/null 2>&1 ||
+	! "$sim" -q -D sim.duration_ms=1 -D flow.nic=0 "$tmp/nicbad.ini" \
+		>/dev/null 2>&1; then
+	echo "# one NIC's flows at two rates accepted, or on their own refused"
+	r=1
+fi
 if "$sim" -q -D sim.rto_us=0 "$sc/testbed.ini" >/dev/null 2>&1; then
 	echo "# accepted gbn with rto_us=0"
 	r=1

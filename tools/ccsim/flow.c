@@ -8,7 +8,9 @@
  *
  * A sender transmits mtu-byte packets back to back at its NIC rate,
  * further limited by the cc rate (pacing), while it is started, not
- * stopped, not finished (size) and not paused by PFC.  A packet reaches
+ * stopped, not finished (size) and not paused by PFC.  Flows with the
+ * same [flow] nic are one host's QPs: its NIC sends one packet at a time,
+ * to the flows with something to send in turn (struct sim_nic).  A packet reaches
  * the switch one serialisation time plus the link delay after it starts.
  * With [sim] transport = gbn, rc.c decides which PSN goes next and the
  * window may hold the sender back (ACKs kick it again).
@@ -176,10 +178,21 @@ static bool sim_flow_has_data(const struct sim *s, const struct sim_flow *f)
 static void sim_flow_kick_at(struct sim *s, u32 i, u64 t)
 {
 	struct sim_flow *f = &s->flows[i];
+	struct sim_nic *nic = &s->nics[f->cfg.nic];
 
 	if (f->send_pending || !sim_flow_on(f) || f->paused ||
 	    !sim_flow_has_data(s, f))
 		return;
+	/* a shared NIC busy beyond @t: wait for it, with the others */
+	if (f->cfg.nic && nic->free > t) {
+		f->nic_wait = true;
+		if (!nic->pending) {
+			nic->pending = true;
+			sim_evq_push(&s->q, nic->free, SIM_EV_NIC, f->cfg.nic,
+				     0);
+		}
+		return;
+	}
 	if (f->nic_free > t)
 		t = f->nic_free;
 	f->send_pending = true;
@@ -189,6 +202,28 @@ static void sim_flow_kick_at(struct sim *s, u32 i, u64 t)
 void sim_flow_kick(struct sim *s, u32 i)
 {
 	sim_flow_kick_at(s, i, s->now);
+}
+
+/*
+ * Shared NIC @nic is free: run its waiting flows, the one after the last
+ * sender first.  The first that may send takes the NIC; the others find
+ * it busy and wait again (same-time events run in the order queued).
+ */
+void sim_nic_free(struct sim *s, u32 nic)
+{
+	struct sim_nic *n = &s->nics[nic];
+	int k;
+
+	n->pending = false;
+	for (k = 1; k <= s->nflows; k++) {
+		u32 j = (n->last + k) % s->nflows;
+		struct sim_flow *f = &s->flows[j];
+
+		if (f->cfg.nic != nic || !f->nic_wait)
+			continue;
+		f->nic_wait = false;
+		sim_flow_kick(s, j);
+	}
 }
 
 void sim_flow_start(struct sim *s, u32 i)
@@ -250,7 +285,8 @@ void sim_flow_send(struct sim *s, u32 i)
 	}
 	if (!sim_flow_on(f) || f->paused || !bytes)
 		return;
-	if (f->nic_free > s->now) {
+	if (f->nic_free > s->now ||
+	    (f->cfg.nic && s->nics[f->cfg.nic].free > s->now)) {
 		sim_flow_kick(s, i);
 		return;
 	}
@@ -285,6 +321,10 @@ void sim_flow_send(struct sim *s, u32 i)
 	}
 	tx = sim_tx_ps(bytes, f->cfg.rate);
 	f->nic_free = s->now + tx;
+	if (f->cfg.nic) {
+		s->nics[f->cfg.nic].free = f->nic_free;
+		s->nics[f->cfg.nic].last = i;
+	}
 	f->sent += bytes;
 	if (s->ops->on_ack) {
 		/* Karn, as kernel/cc.c: a resend up to the probe voids it */

@@ -42,7 +42,7 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 				(u32)(ev->data >> 32));
 		break;
 	case SIM_EV_DEPART:
-		sim_port_depart(s);
+		sim_port_depart(s, (u32)ev->data);
 		break;
 	case SIM_EV_CNP:
 		sim_flow_cnp(s, ev->flow);
@@ -64,6 +64,9 @@ static void sim_dispatch(struct sim *s, const struct sim_event *ev)
 		break;
 	case SIM_EV_INT:
 		sim_flow_int(s, ev->flow);
+		break;
+	case SIM_EV_NIC:
+		sim_nic_free(s, ev->flow);
 		break;
 	case SIM_EV_SAMPLE:
 		sim_out_sample(s);

@@ -5,7 +5,8 @@
  *   rate.csv   time_us, then each flow's cc rate in Gb/s (0 = not sending)
  *   tput.csv   time_us, then each flow's delivered Gb/s over the interval
  *   queue.csv  time_us, queue_kb, and the cumulative marks, cnps, pauses,
- *              drops of the port
+ *              drops of the port (with [switch] ports = N: the queue of
+ *              port 0, the counters of them all)
  *   flows.csv  one row per flow and sample: time_us, flow, rate_gbps,
  *              tput_gbps, alpha, and the flow's cumulative marks, cnps
  *              (received), pauses (XOFF received) and paused (0/1)
@@ -13,7 +14,9 @@
  *              xoff/xon, the bytes of that ingress queued (KB)
  *   summary    key = value lines (stdout and summary.txt): Jain fairness
  *              and utilisation over the measurement window, queue
- *              percentiles, convergence time, per-flow figures
+ *              percentiles, convergence time, per-flow figures (with
+ *              several ports: the queue is port 0's, marks, pauses and
+ *              drops are summed, and a line per port gives its own)
  *
  * Every number is printed with a fixed format from integer state, so the
  * same scenario and seed give byte-identical files.  Wall-clock figures
@@ -91,15 +94,32 @@ static void sim_out_flow_row(struct sim *s, int i, u64 us)
 		f->paused);
 }
 
+/* The counters of every port summed (the one port's with one). */
+static struct sim_port sim_ports_sum(const struct sim *s)
+{
+	struct sim_port t = { 0 };
+	u32 i;
+
+	for (i = 0; i < s->cfg.nports; i++) {
+		t.marks += s->ports[i].marks;
+		t.drops += s->ports[i].drops;
+		t.pauses += s->ports[i].pauses;
+		t.losses += s->ports[i].losses;
+		t.departed += s->ports[i].departed;
+	}
+	return t;
+}
+
 void sim_out_sample(struct sim *s)
 {
+	struct sim_port sum = sim_ports_sum(s);
 	struct sim_series *r = &s->ser;
 	u64 us = s->now / SIM_PS_PER_US;
 	u64 cnps = 0;
 	int i;
 
 	if (r->n < r->cap) {
-		r->queue[r->n] = s->port.bytes;
+		r->queue[r->n] = s->ports[0].bytes;
 		for (i = 0; i < s->nflows; i++) {
 			r->bytes[r->n * s->nflows + i] = s->flows[i].interval;
 			r->rate[r->n * s->nflows + i] =
@@ -129,11 +149,11 @@ void sim_out_sample(struct sim *s)
 	}
 	if (s->queue_csv)
 		fprintf(s->queue_csv, "%llu,%.3f,%llu,%llu,%llu,%llu\n",
-			(unsigned long long)us, (double)s->port.bytes / 1000.0,
-			(unsigned long long)s->port.marks,
-			(unsigned long long)cnps,
-			(unsigned long long)s->port.pauses,
-			(unsigned long long)s->port.drops);
+			(unsigned long long)us,
+			(double)s->ports[0].bytes / 1000.0,
+			(unsigned long long)sum.marks, (unsigned long long)cnps,
+			(unsigned long long)sum.pauses,
+			(unsigned long long)sum.drops);
 }
 
 void sim_out_pfc(struct sim *s, u32 flow, bool xoff)
@@ -254,6 +274,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 {
 	const struct sim_config *c = &s->cfg;
 	u64 win = c->measure_end - c->measure_start, last = 0, total = 0;
+	struct sim_port sum = sim_ports_sum(s);
 	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0;
 	u64 waits = 0, starts = 0, samples = 0;
 	double x[SIM_MAX_FLOWS];
@@ -354,7 +375,9 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "jain = %.4f\n", nfair ? sim_jain(x, nfair) : 0.0);
 	fprintf(fp, "fair_flows = %d\n", nfair);
 	fprintf(fp, "utilisation = %.4f\n",
-		win ? (double)total * 8e9 / ((double)c->port_rate * win) : 0.0);
+		win ? (double)total * 8e9 /
+				((double)c->port_rate * c->nports * win) :
+		      0.0);
 	fprintf(fp, "queue_p50_kb = %.1f\n", nq ? q[nq / 2] / 1000.0 : 0.0);
 	fprintf(fp, "queue_p95_kb = %.1f\n",
 		nq ? q[nq * 95 / 100] / 1000.0 : 0.0);
@@ -363,12 +386,17 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	fprintf(fp, "queue_max_kb = %.1f\n", nq ? q[nq - 1] / 1000.0 : 0.0);
 	fprintf(fp, "queue_in_kmin_kmax = %.4f\n",
 		nq ? (double)in_band / nq : 0.0);
-	fprintf(fp, "marks = %llu\n", (unsigned long long)s->port.marks);
+	fprintf(fp, "marks = %llu\n", (unsigned long long)sum.marks);
 	fprintf(fp, "cnps = %llu\n", (unsigned long long)cnps);
-	fprintf(fp, "pauses = %llu\n", (unsigned long long)s->port.pauses);
+	fprintf(fp, "pauses = %llu\n", (unsigned long long)sum.pauses);
 	fprintf(fp, "paused_fraction = %.4f\n",
 		(double)paused / ((double)s->nflows * (double)s->now));
-	fprintf(fp, "drops = %llu\n", (unsigned long long)s->port.drops);
+	fprintf(fp, "drops = %llu\n", (unsigned long long)sum.drops);
+	for (i = 0; c->nports > 1 && i < (int)c->nports; i++)
+		fprintf(fp, "port%d = marks %llu drops %llu sent_kb %llu\n", i,
+			(unsigned long long)s->ports[i].marks,
+			(unsigned long long)s->ports[i].drops,
+			(unsigned long long)(s->ports[i].departed / 1000));
 	fprintf(fp, "cc_starts = %llu\n", (unsigned long long)starts);
 	fprintf(fp, "pace_waits = %llu\n", (unsigned long long)waits);
 	if (s->ops->on_ack)
@@ -376,7 +404,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 			(unsigned long long)samples);
 	if (c->loss_ppm)
 		fprintf(fp, "random_losses = %llu\n",
-			(unsigned long long)s->port.losses);
+			(unsigned long long)sum.losses);
 	if (c->gbn) {
 		fprintf(fp, "retransmitted_kb = %llu\n",
 			(unsigned long long)(retx / 1000));

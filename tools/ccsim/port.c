@@ -2,7 +2,10 @@
 /*
  * port.c - the switch egress port of ccsim: one FIFO served at the port
  * rate, a shared buffer (tail drop when full), RED/ECN marking on enqueue
- * and PFC per ingress port.
+ * and PFC per ingress port.  With [switch] ports = N there are N such
+ * ports, each with its own FIFO, buffer and RED average and a receiver
+ * behind it (a flow's dst), as N shaped qdiscs of a Linux bridge; they
+ * share the configuration and the one random source.
  *
  * Optionally a random loss (loss_ppm) of packets that found room, for
  * losses that are not congestion.
@@ -25,18 +28,28 @@
 
 int sim_port_init(struct sim *s)
 {
-	struct sim_port *p = &s->port;
+	u32 i;
 
-	memset(p, 0, sizeof(*p));
-	p->cap = 4096;
-	p->ring = malloc(p->cap * sizeof(*p->ring));
-	return p->ring ? 0 : -1;
+	for (i = 0; i < s->cfg.nports; i++) {
+		struct sim_port *p = &s->ports[i];
+
+		memset(p, 0, sizeof(*p));
+		p->cap = 4096;
+		p->ring = malloc(p->cap * sizeof(*p->ring));
+		if (!p->ring)
+			return -1;
+	}
+	return 0;
 }
 
 void sim_port_free(struct sim *s)
 {
-	free(s->port.ring);
-	s->port.ring = NULL;
+	u32 i;
+
+	for (i = 0; i < s->cfg.nports; i++) {
+		free(s->ports[i].ring);
+		s->ports[i].ring = NULL;
+	}
 }
 
 static int sim_port_push(struct sim_port *p, struct sim_pkt pkt)
@@ -66,9 +79,8 @@ static int sim_port_push(struct sim_port *p, struct sim_pkt pkt)
  * 2^wlog as Linux keeps it, and after an idle period decayed as if
  * mtu-sized packets of an empty queue had arrived in the meantime.
  */
-static u64 sim_port_red_queue(struct sim *s)
+static u64 sim_port_red_queue(struct sim *s, struct sim_port *p)
 {
-	struct sim_port *p = &s->port;
 	u32 w = s->cfg.red_wlog;
 
 	if (!w)
@@ -102,22 +114,23 @@ static bool sim_port_mark(struct sim *s, u64 q)
 	return sim_rand(s) % 1000000 < prob;
 }
 
-static void sim_port_start_tx(struct sim *s)
+static void sim_port_start_tx(struct sim *s, u32 port)
 {
-	struct sim_port *p = &s->port;
+	struct sim_port *p = &s->ports[port];
 	struct sim_pkt *pkt = &p->ring[p->head];
 
 	p->busy = true;
 	sim_evq_push(&s->q, s->now + sim_tx_ps(pkt->bytes, s->cfg.port_rate),
-		     SIM_EV_DEPART, pkt->flow, 0);
+		     SIM_EV_DEPART, pkt->flow, port);
 }
 
 void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn)
 {
-	struct sim_port *p = &s->port;
 	struct sim_flow *f = &s->flows[flow];
+	u32 port = f->cfg.dst;
+	struct sim_port *p = &s->ports[port];
 	struct sim_pkt pkt = { .flow = flow, .bytes = bytes, .psn = psn };
-	u64 q = sim_port_red_queue(s);
+	u64 q = sim_port_red_queue(s, p);
 
 	if (p->bytes + bytes > s->cfg.buffer) {
 		p->drops++;
@@ -152,12 +165,12 @@ void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn)
 			     1);
 	}
 	if (!p->busy)
-		sim_port_start_tx(s);
+		sim_port_start_tx(s, port);
 }
 
-void sim_port_depart(struct sim *s)
+void sim_port_depart(struct sim *s, u32 port)
 {
-	struct sim_port *p = &s->port;
+	struct sim_port *p = &s->ports[port];
 	struct sim_pkt pkt = p->ring[p->head];
 	struct sim_flow *f = &s->flows[pkt.flow];
 
@@ -179,7 +192,7 @@ void sim_port_depart(struct sim *s)
 	}
 	sim_np_receive(s, &pkt, s->now);
 	if (p->n)
-		sim_port_start_tx(s);
+		sim_port_start_tx(s, port);
 	else
 		p->idle_since = s->now;
 }

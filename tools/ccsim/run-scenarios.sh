@@ -114,14 +114,15 @@ for tb in testbed testbed-50; do
 		done
 	done
 done
-# The untuned testbeds of tests/integration/cc-fabric.sh (cc-fabric.ini),
-# with the kernel's loss recovery (-rec) and with plain go-back-N
-# (-gbn, the kernel before issue 17): ccfab-* rows.
+# The untuned testbeds of tests/integration/cc-fabric.sh (cc-fabric.ini,
+# cc-fabric-reverse.ini), with the kernel's loss recovery (-rec) and with
+# plain go-back-N (-gbn, the kernel before issue 17): ccfab-* rows.
+# ccfab_run NAME SCENARIO [-D ...]
 ccfab_run() {
-	local name=$1
-	shift
-	run "$name-rec" cc-fabric.ini -D sim.recovery=on "$@" noline
-	run "$name-gbn" cc-fabric.ini "$@" noline
+	local name=$1 ini=$2
+	shift 2
+	run "$name-rec" "$ini" -D sim.recovery=on "$@" noline
+	run "$name-gbn" "$ini" "$@" noline
 	for v in rec gbn; do
 		awk -v name="$name-$v" -F' = ' '
 			{ v[$1] = $2 }
@@ -132,13 +133,16 @@ ccfab_run() {
 		' "$out/$name-$v/summary.txt" >>"$table"
 	done
 }
-ccfab_run ccfab-2at40
-ccfab_run ccfab-4at200 -D switch.rate_gbps=0.1965 -D switch.kmin_kb=30 \
+ccfab_run ccfab-2at40 cc-fabric.ini
+ccfab_run ccfab-4at200 cc-fabric.ini -D switch.rate_gbps=0.1965 -D switch.kmin_kb=30 \
 	-D switch.kmax_kb=150 -D switch.pmax=0.2 -D switch.buffer_kb=600 \
 	-D switch.red_wlog=5 -D flow.count=4
-ccfab_run ccfab-8at100 -D switch.rate_gbps=0.0982 -D switch.kmin_kb=15 \
+ccfab_run ccfab-8at100 cc-fabric.ini -D switch.rate_gbps=0.0982 -D switch.kmin_kb=15 \
 	-D switch.kmax_kb=60 -D switch.pmax=0.1 -D switch.buffer_kb=400 \
 	-D switch.red_wlog=4 -D flow.count=8
+# reverse @60: s1's three QPs on one NIC; -qp: each QP a NIC of its own
+ccfab_run ccfab-rev60 cc-fabric-reverse.ini
+ccfab_run ccfab-rev60qp cc-fabric-reverse.ini -D flow.nic=0
 
 # episode NAME JOIN_MS PORT_GBPS [NEXT_MS]: the episode a flow's start at JOIN_MS
 # opens in run NAME (rate.csv, sampled every 10 us; pfc.csv): how often

@@ -12,15 +12,19 @@
  *             recovery (on/off: gbn with kernel/comp.c's window)
  *   [switch]  rate_gbps, buffer_kb, rx_delay_us, ecn (on/off), kmin_kb,
  *             kmax_kb, pmax, red_wlog, loss, pfc (on/off), pfc_xoff_kb,
- *             pfc_xon_kb, pfc_headroom_kb (fabric)
+ *             pfc_xon_kb, pfc_headroom_kb (fabric), ports (egress
+ *             ports alike, a receiver behind each; 1 to SIM_MAX_PORTS)
  *   [cc]      algo (none/dcqcn/dctcp/hpcc/timely/fixed), flavour (paper/mlx),
  *             min_time_between_cnps_us, pace_burst_ns, and any reaction
  *             point knob by its NVIDIA name (rpg_ai_rate = 40 ...)
  *   [flow]    one per flow (or group): start_ms, stop_ms (0 = never),
  *             size_kb (0 = unlimited), rate_gbps (0 = port rate),
  *             speed_gbps (the cc's line rate; 0 = rate_gbps), window_kb
- *             (gbn; 0 = unlimited), delay_us, count, stagger_us; on the
- *             fabric src, dst, src_step, via
+ *             (gbn; 0 = unlimited), delay_us, count, stagger_us, dst
+ *             (the egress port, 0 to ports - 1), nic (flows with the
+ *             same nic > 0 share one NIC, one host's QPs; they need the
+ *             same rate_gbps); on the fabric src, dst (hosts), src_step,
+ *             via
  *   [topo], [workload]: the fabric (fab_scenario.c)
  *
  * The command line may override any key as section.key=value; a flow.*
@@ -47,6 +51,7 @@ void sim_config_default(struct sim_config *c)
 	c->port_rate = 40000000;
 	c->buffer = 12000 * 1000;
 	c->rx_delay = 1 * SIM_PS_PER_US;
+	c->nports = 1;
 	c->ecn = true;
 	c->kmin = 5000;
 	c->kmax = 200000;
@@ -120,6 +125,8 @@ static int sim_set_flow(struct sim_flow_cfg *f, const char *key, double v)
 		f->src = (u32)v;
 	else if (!strcmp(key, "dst") && v < U32_MAX)
 		f->dst = (u32)v;
+	else if (!strcmp(key, "nic") && v <= SIM_MAX_FLOWS)
+		f->nic = (u32)sim_round(v);
 	else if (!strcmp(key, "src_step") && v < 65536)
 		f->src_step = (u32)v;
 	else
@@ -185,6 +192,8 @@ static int sim_set_switch(struct sim_config *c, const char *key,
 		c->xon = sim_round(v * 1000);
 	else if (!strcmp(key, "pfc_headroom_kb"))
 		c->topo.headroom = sim_round(v * 1000);
+	else if (!strcmp(key, "ports") && v >= 1 && v <= SIM_MAX_PORTS)
+		c->nports = (u32)sim_round(v);
 	else
 		return -1;
 	return 0;
@@ -434,10 +443,25 @@ int sim_config_finish(struct sim_config *c)
 				f->rate = c->port_rate;
 			if (!f->speed)
 				f->speed = f->rate;
+			if (!fab_enabled(c) && f->dst >= c->nports) {
+				fprintf(stderr,
+					"flow %d: dst %u, but %u ports\n", n,
+					f->dst, c->nports);
+				return -1;
+			}
 			n++;
 		}
 	}
 	c->nflows = n;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < (u32)i; k++)
+			if (c->flows[i].nic &&
+			    c->flows[i].nic == c->flows[k].nic &&
+			    c->flows[i].rate != c->flows[k].rate) {
+				fprintf(stderr, "nic %u: flows at two rates\n",
+					c->flows[i].nic);
+				return -1;
+			}
 	if (fab_enabled(c) && fab_config_finish(c))
 		return -1;
 	if ((!n && !fab_enabled(c)) || !c->duration || !c->sample ||

@@ -3,7 +3,8 @@
  * sim.h - ccsim, a packet-level discrete-event simulator of the congestion
  * control core (kernel/proto/cc*.c): N senders -> one switch egress port
  * (rate, buffer, RED/ECN, PFC, INT stamps) -> one receiver with a
- * notification point.
+ * notification point; or -> several such ports of the same switch, one
+ * receiver behind each ([switch] ports, a flow's dst).
  *
  * Time is in picoseconds (u64) inside the simulator so that serialisation
  * at 40 Gb/s does not drift by rounding; the cc core gets nanoseconds, as
@@ -11,8 +12,9 @@
  *
  * One role per file:
  *   evq.c       event queue (binary heap, ties broken by insertion order)
- *   port.c      switch egress port: FIFO, RED/ECN marking, PFC per ingress
- *   flow.c      senders: start/stop/size, pacing, the cc core glue
+ *   port.c      switch egress ports: FIFO, RED/ECN marking, PFC per ingress
+ *   flow.c      senders: start/stop/size, pacing, the cc core glue, NICs
+ *               shared by several flows (round robin)
  *   np.c        receiver and notification point (CNP throttle), and
  *               the INT echo an ACK carries back to an HPCC sender
  *   rc.c        reliable transport (optional): PSNs, window, ACK/NAK,
@@ -36,6 +38,7 @@
 #define SIM_PS_PER_US 1000000ULL
 #define SIM_PS_PER_MS 1000000000ULL
 #define SIM_MAX_FLOWS 256
+#define SIM_MAX_PORTS 8
 #define SIM_MAX_CC_OV 32
 
 /* ---- evq.c ---- */
@@ -45,7 +48,7 @@ enum sim_ev_kind {
 	SIM_EV_STOP, /* a flow stops sending */
 	SIM_EV_SEND, /* a sender may transmit its next packet */
 	SIM_EV_ARRIVE, /* a packet reaches the switch (data: bytes) */
-	SIM_EV_DEPART, /* the port finished serialising its head packet */
+	SIM_EV_DEPART, /* port .data finished serialising its head packet */
 	SIM_EV_CNP, /* a CNP reaches a sender */
 	SIM_EV_PAUSE, /* a PFC frame reaches a sender (data: 1 XOFF, 0 XON) */
 	SIM_EV_SAMPLE, /* time series sample */
@@ -53,6 +56,7 @@ enum sim_ev_kind {
 	SIM_EV_NAK, /* a sequence NAK reaches a sender (data: expected PSN) */
 	SIM_EV_RTO, /* a sender's retransmit timer may have expired */
 	SIM_EV_INT, /* an ACK with telemetry reaches a sender (on_int) */
+	SIM_EV_NIC, /* shared NIC .flow finished its packet */
 };
 
 struct sim_event {
@@ -93,9 +97,13 @@ struct sim_flow_cfg {
 	u64 speed; /* device speed for the cc (line rate), kbit/s; 0 = rate */
 	u64 window; /* bytes in flight (transport gbn); 0 = unlimited */
 	u64 delay; /* ps, sender <-> switch one way */
+	u32 nic; /* > 0: the flows with this nic share one NIC; 0 = its own */
 	u32 count; /* this many identical flows ... */
 	u64 stagger; /* ... each starting this many ps after the previous */
-	/* fabric only ([topo]): the hosts, and a path other than ECMP's */
+	/*
+	 * fabric ([topo]): the hosts, and a path other than ECMP's; the
+	 * single switch: dst is the egress port (receiver) it goes to
+	 */
 	u32 src, dst;
 	u32 src_step; /* with count: each copy's src this much above */
 	char via[64]; /* switch names between them ("L0 S1 L1"); "" = ECMP */
@@ -148,6 +156,7 @@ struct sim_config {
 	bool pfc;
 	u64 xoff, xon; /* bytes queued per ingress port */
 	u64 rx_delay; /* ps, switch <-> receiver one way */
+	u32 nports; /* egress ports, one receiver each (flow dst) */
 	/* transport */
 	bool gbn; /* reliable: ACK/NAK, go-back-N, retransmit timeout */
 	bool recovery; /* gbn with kernel/comp.c's window and backoff */
@@ -241,7 +250,8 @@ struct sim_flow {
 	bool xon_open;
 	u64 xon_at, xon_rate, xon_sent;
 	u64 xons, xon_worst_rate, xon_worst_sent;
-	u64 nic_free; /* ps: the NIC finished its last packet */
+	u64 nic_free; /* ps: its own NIC finished its last packet */
+	bool nic_wait; /* waits for its shared NIC (cfg.nic) */
 	u64 sent, delivered; /* bytes */
 	u64 interval; /* bytes delivered since the last sample */
 	u64 marks, cnps_sent, cnps_rcvd, cnps_ignored, pauses, drops;
@@ -289,13 +299,25 @@ struct sim_series {
 	u8 *on; /* [sample * nflows + flow]: flow was active */
 };
 
+/*
+ * A NIC that several flows share ([flow] nic): one packet at a time, at
+ * the flows' rate; when it is free the flows waiting for it are run in
+ * turn from the one after the last that sent (round robin).
+ */
+struct sim_nic {
+	u64 free; /* ps: it finished its last packet */
+	u32 last; /* the flow that sent it */
+	bool pending; /* a SIM_EV_NIC is queued */
+};
+
 struct sim {
 	struct sim_config cfg;
 	const struct sroce_cc_ops *ops;
 	struct sim_evq q;
-	struct sim_port port;
+	struct sim_port ports[SIM_MAX_PORTS]; /* cfg.nports of them */
 	struct sim_flow *flows;
 	int nflows;
+	struct sim_nic nics[SIM_MAX_FLOWS + 1]; /* [cfg.nic], 1 .. */
 	u64 now; /* ps */
 	u64 rng; /* splitmix64 state */
 	u64 events;
@@ -323,7 +345,7 @@ static inline u64 sim_tx_ps(u64 bytes, u64 kbps)
 int sim_port_init(struct sim *s);
 void sim_port_free(struct sim *s);
 void sim_port_arrive(struct sim *s, u32 flow, u32 bytes, u32 psn);
-void sim_port_depart(struct sim *s);
+void sim_port_depart(struct sim *s, u32 port);
 
 /* ---- flow.c ---- */
 const struct sroce_cc_ops *sim_cc_ops(u32 algo);
@@ -335,6 +357,7 @@ void sim_flow_kick(struct sim *s, u32 i);
 void sim_flow_stop(struct sim *s, u32 i);
 void sim_flow_send(struct sim *s, u32 i);
 void sim_flow_cnp(struct sim *s, u32 i);
+void sim_nic_free(struct sim *s, u32 nic);
 void sim_flow_pause(struct sim *s, u32 i, bool on);
 int sim_flow_echo_push(struct sim *s, u32 i, const struct sim_pkt *pkt,
 		       u64 ack_seq);
