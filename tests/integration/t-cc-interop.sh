@@ -60,7 +60,7 @@ m0=$(cat $hwc/np_ecn_marked_roce_packets)
 c0=$(cat $hwc/np_cnp_sent)
 port=18800
 # rxe -> sroce: rxe's packets carry the traffic class as TOS: 2 = ECT(0).
-PAIR_TAIL=8 PAIR_PORT=$port run_pair "$PP_TMO" \
+PAIR_PORT=$port run_pair "$PP_TMO" \
 	ns3 "ib_write_bw -d sroce3 -x $gsro -p $port -F -s 65536 -n 60" \
 	- "ib_write_bw -d rxe0 -x $grxe -p $port -F -s 65536 -n 60 --tclass=2 10.12.0.2"
 ok=$?
