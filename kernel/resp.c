@@ -919,8 +919,7 @@ bool sroce_resp_flush(struct sroce_qp *qp)
 	first = !r->flushed;
 	r->flushed = true;
 	r->error = true;
-	r->rd_send = r->rd_head; /* no more responses */
-	r->rd_stop = r->rd_head;
+	sroce_resp_rd_settle(r); /* no more responses */
 	r->ack_pending = false;
 	sroce_resp_complete_err(&c, IB_WC_WR_FLUSH_ERR);
 	/*
@@ -956,8 +955,7 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&r->lock, flags);
 	r->error = true;
-	r->rd_send = r->rd_head;
-	r->rd_stop = r->rd_head;
+	sroce_resp_rd_settle(r);
 	spin_unlock_irqrestore(&r->lock, flags);
 	del_timer_sync(&r->ack_timer); /* not re-armed: error is set */
 	sroce_resp_work_cancel(qp);

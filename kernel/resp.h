@@ -127,6 +127,19 @@ struct sroce_resp {
 	struct work_struct flush_work;
 };
 
+/*
+ * Nothing of the READ/atomic history is due or owed any more: the QP
+ * failed or flushed, or every owed entry is stale (resp_rd.c).  The
+ * entries stay valid for duplicates.
+ */
+static inline void sroce_resp_rd_settle(struct sroce_resp *r)
+{
+	lockdep_assert_held(&r->lock);
+	r->rd_send = r->rd_head;
+	r->rd_stop = r->rd_head;
+	r->rd_off = 0;
+}
+
 /* request-class opcodes for RC/UC/UD/GSI; takes ownership; softirq */
 void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb);
 

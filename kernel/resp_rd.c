@@ -62,11 +62,8 @@ static struct sroce_resp_rd *sroce_rd_entry(struct sroce_resp *r, u32 idx)
  */
 static void sroce_rd_in_sequence(struct sroce_resp *r)
 {
-	if (r->rd_send != r->rd_stop)
-		return;
-	r->rd_send = r->rd_head;
-	r->rd_stop = r->rd_head;
-	r->rd_off = 0;
+	if (r->rd_send == r->rd_stop)
+		sroce_resp_rd_settle(r);
 }
 
 /*
@@ -333,8 +330,7 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 					  SROCE_CNT_RESP_REMOTE_ACCESS_ERR);
 			syn = sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS_ERR);
 			sroce_resp_send_aeth(c, e->psn, syn);
-			r->rd_send = r->rd_head;
-			r->rd_stop = r->rd_head;
+			sroce_resp_rd_settle(r);
 			r->ack_pending = false;
 			r->error = true;
 			c->fatal = true;
