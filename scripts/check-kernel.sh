@@ -48,11 +48,10 @@ fi
 # The subset CI runs on this kernel (Documentation/testing.rst), after the
 # whole suite on 6.1 and the debug subset: what ib_core offers a driver
 # (verbs through the provider, the requester, responder and completer,
-# memory registration, netdev events, rdma_cm through NVMe-oF), the
-# quickest first, so that a short budget skips the rest.  Not t-faults:
-# its ib_read_bw under 1 % loss stalled on 6.12 once (testing.rst).
+# memory registration, netdev events, rdma_cm through NVMe-oF, loss
+# recovery), the quickest first, so that a short budget skips the rest.
 ci_files=(t-devinfo t-resp t-queues t-kconsumer t-peer t-netdev t-datapath
-	t-cc t-nvmeof t-inval t-pingpong t-link)
+	t-cc t-nvmeof t-inval t-pingpong t-link t-faults)
 if [ "${1:-}" = --ci ]; then
 	shift
 	set -- "${ci_files[@]}"
@@ -82,12 +81,13 @@ result() {
 # SROCE_DEADLINE (epoch seconds; .ci/run sets it): the guest run must end
 # by then; files that could not start in time are reported as skipped by
 # name (run.sh, SROCE_TIME_BUDGET, counted from the guest's start of
-# run.sh); 15 minutes are kept for the boot, the file running when the
-# budget runs out (t-link: 431 s of guest on 6.12) and power-off.
+# run.sh); the file running when the budget runs out is cut then
+# (SROCE_TIME_CUT) and reported as skipped with what it passed so far; 4
+# minutes are kept for the boot, the teardown after a cut and power-off.
 left_s() {
 	echo $((SROCE_DEADLINE - $(date +%s)))
 }
-if [ -n "${SROCE_DEADLINE:-}" ] && [ "$(left_s)" -lt 1500 ]; then
+if [ -n "${SROCE_DEADLINE:-}" ] && [ "$(left_s)" -lt 660 ]; then
 	echo "check-kernel: SKIP: $(left_s) s left of the time budget, too few to fetch, build and boot"
 	echo "0 passed, 0 failed, 1 skipped"
 	exit 0
@@ -153,7 +153,7 @@ export SROCE_KCONSUMER_KO=$mod/kmod/sroce_kconsumer.ko
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-2400}
 vm_timeout=${SROCE_KERNEL_VM_TIMEOUT:-14400}
 if [ -n "${SROCE_DEADLINE:-}" ]; then
-	if [ "$(left_s)" -lt 1200 ]; then
+	if [ "$(left_s)" -lt 600 ]; then
 		echo "check-kernel: SKIP: $(left_s) s left of the time budget, too few to boot"
 		skip=$((skip + 1))
 		echo "$pass passed, $fail failed, $skip skipped"
@@ -161,7 +161,7 @@ if [ -n "${SROCE_DEADLINE:-}" ]; then
 		exit
 	fi
 	vm_timeout=$(left_s)
-	export SROCE_TIME_BUDGET=$((vm_timeout - 900))
+	export SROCE_TIME_BUDGET=$((vm_timeout - 240)) SROCE_TIME_CUT=1
 	echo "check-kernel: $vm_timeout s left: no file starts after $SROCE_TIME_BUDGET s"
 fi
 suite_guests check-kernel "$top/build/check-kernel-results" \
