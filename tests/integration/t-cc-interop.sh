@@ -60,9 +60,17 @@ m0=$(cat $hwc/np_ecn_marked_roce_packets)
 c0=$(cat $hwc/np_cnp_sent)
 port=18800
 # rxe -> sroce: rxe's packets carry the traffic class as TOS: 2 = ECT(0).
+# rxe's QP timeout (-u 18: 1.07 s) is longer than the bottleneck's 0.4 s
+# of queue: with perftest's 67 ms every timeout was spurious, and Debian
+# 6.1's rdma_rxe, when a timeout finds the oldest WRITE acknowledged to
+# its last PSN but not yet completed, sends a zero-length WRITE_ONLY at
+# the next message's first PSN and every later packet one PSN late.  sroce
+# then rightly refuses the message whose LAST comes after its length ran
+# out (Invalid Request NAK) and rxe's WRITE fails with REM_INV_REQ_ERR:
+# seen 3 times in 3 on the debug kernel (captured, testing.rst).
 PAIR_PORT=$port run_pair "$PP_TMO" \
 	ns3 "ib_write_bw -d sroce3 -x $gsro -p $port -F -s 65536 -n 60" \
-	- "ib_write_bw -d rxe0 -x $grxe -p $port -F -s 65536 -n 60 --tclass=2 10.12.0.2"
+	- "ib_write_bw -d rxe0 -x $grxe -p $port -F -s 65536 -n 60 -u 18 --tclass=2 10.12.0.2"
 ok=$?
 ktap_result "rxe -> sroce ib_write_bw (ECT(0)) through the bottleneck" $ok \
 	"$pair_out"
