@@ -50,6 +50,11 @@ echo "check: MPI collectives benchmark, host self-test"
 bench/mpi/selftest.sh 2>&1 | tee "$log"
 add_counts "MPI benchmark self-test" "${PIPESTATUS[0]}"
 
+# The integration tests' helpers that run without a guest (run_pair).
+echo "check: integration test helpers, host self-test"
+tests/integration/selftest.sh 2>&1 | tee "$log"
+add_counts "integration helpers self-test" "${PIPESTATUS[0]}"
+
 # A few seconds of each libFuzzer target (tests/fuzz; `make fuzz` runs long).
 echo "check: fuzz targets (short runs)"
 make -s -C tests/fuzz check 2>&1 | tee "$log"

@@ -112,8 +112,17 @@ run_pair() {
 		sleep 1
 	fi
 	# The QPs' state shortly before the client's timeout, should it come.
-	(sleep $((tmo > 6 ? tmo - 3 : tmo)) &&
-		pair_stuck_qps "$cns" "$sns" >"$stuck" 2>&1) &
+	# The watcher holds none of our output open (a caller's $(run_pair
+	# ...) or the pipe run.sh reads a file's output from would wait for
+	# its sleep to end: tmo - 3 seconds after the pair is done) and takes
+	# its sleep along when it is stopped.
+	(
+		exec </dev/null >/dev/null 2>&1
+		trap 'kill $w; exit' TERM
+		sleep $((tmo > 6 ? tmo - 3 : tmo)) &
+		w=$!
+		wait $w && pair_stuck_qps "$cns" "$sns" >"$stuck" 2>&1
+	) &
 	wpid=$!
 	in_ns "$cns" timeout "$tmo" bash -c "$ccmd" >"$cout" 2>&1
 	crc=$?

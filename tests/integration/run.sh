@@ -83,7 +83,7 @@ for t in "${files[@]}"; do
 		continue
 	fi
 	topo_reset
-	p=0 f=0 s=0 planned='' rc=''
+	p=0 f=0 s=0 planned='' rc='' t_rc=''
 	t0=$SECONDS
 	ftmo=$tmo cut=0
 	if [ -n "$budget_end" ] && [ "$time_cut" = 1 ] &&
@@ -97,7 +97,7 @@ for t in "${files[@]}"; do
 		echo "__sroce_rc=$?"
 	} | while IFS= read -r line; do
 		case $line in
-		__sroce_rc=*) rc=${line#__sroce_rc=}; continue ;;
+		__sroce_rc=*) rc=${line#__sroce_rc=} t_rc=$SECONDS; continue ;;
 		"ok "*"# SKIP"*) s=$((s + 1)) ;;
 		"ok "*) p=$((p + 1)) ;;
 		"not ok "*) f=$((f + 1)) ;;
@@ -108,6 +108,9 @@ for t in "${files[@]}"; do
 		fi
 		printf '    %s\n' "$line"
 	done
+	# A process the file left behind with its output open (a background
+	# sleep, a server) holds this pipe open: the next file waits for it.
+	held=$((SECONDS - ${t_rc:-$SECONDS}))
 	why=
 	if [ $cut = 1 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
 		# Cut by the budget: not a result.  What it left behind is
@@ -142,6 +145,8 @@ for t in "${files[@]}"; do
 		fi
 	fi
 	echo "    # $name: $((SECONDS - t0)) s"
+	[ $held -gt 5 ] &&
+		echo "    # $name: its output stayed open $held s after it exited (a process it left behind)"
 	if [ -n "$why" ]; then
 		echo "    # $name: $why"
 		f=$((f + 1))
