@@ -113,5 +113,5 @@ suite_guests check-debug "$top/build/check-debug-results" "$vm_timeout" 4500 \
 	--append pci=noacpi -- "$@"
 [ "$skip" -gt 0 ] && echo "check-debug: $skip skipped"
 summary_notes
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

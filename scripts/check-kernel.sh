@@ -169,5 +169,5 @@ suite_guests check-kernel "$top/build/check-kernel-results" \
 	--kernel "$KIMAGE" --modules "$KMODROOT" -- "$@"
 [ "$skip" -gt 0 ] && echo "check-kernel: $skip skipped"
 summary_notes
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

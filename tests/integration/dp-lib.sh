@@ -118,7 +118,8 @@ run_pair() {
 	# its sleep along when it is stopped.
 	(
 		exec </dev/null >/dev/null 2>&1
-		trap 'kill $w; exit' TERM
+		w=
+		trap '[ -n "$w" ] && kill $w; exit' TERM
 		sleep $((tmo > 6 ? tmo - 3 : tmo)) &
 		w=$!
 		wait $w && pair_stuck_qps "$cns" "$sns" >"$stuck" 2>&1

@@ -49,10 +49,22 @@ tmo=${SROCE_TEST_TIMEOUT:-1500}
 # With SROCE_TIME_CUT=1 as well, the file still running when it runs out
 # is stopped then and reported as skipped ("cut"), with what it passed
 # and failed so far: the caller keeps only the time to tear down and power
-# off after the budget, not the time of a whole file.
+# off after the budget, not the time of a whole file.  A file cut after
+# printing nothing for SROCE_CUT_SILENCE seconds (default 600) may have
+# hung: that fails.  A file gets at least SROCE_CUT_MIN seconds (default
+# 30) or does not start.
 budget_end=
 [ -n "${SROCE_TIME_BUDGET:-}" ] && budget_end=$(($(date +%s) + SROCE_TIME_BUDGET))
 time_cut=${SROCE_TIME_CUT:-0}
+cut_silence=${SROCE_CUT_SILENCE:-600}
+cut_min=${SROCE_CUT_MIN:-30}
+sid_file=$(mktemp /tmp/sroce-run-sid.XXXXXX)
+
+# not_started N NAME: the budget ran out before file N could start.
+not_started() {
+	echo "ok $1 $2 # SKIP not started: SROCE_TIME_BUDGET ran out"
+	skip=$((skip + 1))
+}
 
 # kmemleak, on the debug kernel of scripts/check-debug.sh: one scan after
 # every file; what it reports then is that file's leak.  What the boot
@@ -78,26 +90,47 @@ for t in "${files[@]}"; do
 	name=$(basename "$t" .sh)
 	n=$((n + 1))
 	if [ -n "$budget_end" ] && [ "$(date +%s)" -ge "$budget_end" ]; then
-		echo "ok $n $name # SKIP not started: SROCE_TIME_BUDGET ran out"
-		skip=$((skip + 1))
+		not_started $n "$name"
 		continue
 	fi
 	topo_reset
-	p=0 f=0 s=0 planned='' rc='' t_rc=''
+	p=0 f=0 s=0 planned='' rc='' t_rc='' t_out=$SECONDS
 	t0=$SECONDS
 	ftmo=$tmo cut=0
-	if [ -n "$budget_end" ] && [ "$time_cut" = 1 ] &&
-		[ $((budget_end - $(date +%s))) -lt "$tmo" ]; then
-		ftmo=$((budget_end - $(date +%s)))
-		cut=1
+	if [ -n "$budget_end" ] && [ "$time_cut" = 1 ]; then
+		left=$((budget_end - $(date +%s)))
+		if [ $left -lt "$cut_min" ]; then
+			not_started $n "$name"
+			continue
+		fi
+		[ $left -lt "$tmo" ] && ftmo=$left cut=1
 	fi
 	echo "    # Subtest: $name"
+	# Its own session: when its time is up, every process it started is
+	# stopped (timeout signals the file's shell; a nested timeout moves
+	# its command to a process group of its own), so none holds this pipe.
+	: >"$sid_file"
 	{
-		timeout -k 10 "$ftmo" bash "$t" 2>&1 </dev/null
-		echo "__sroce_rc=$?"
+		timeout -k 10 "$ftmo" setsid bash -c \
+			'echo $$ >"$1"; exec bash "$2" 2>&1 </dev/null' \
+			- "$sid_file" "$t"
+		frc=$?
+		if [ $frc = 124 ] || [ $frc = 137 ]; then
+			read -r sid <"$sid_file" &&
+				pkill -KILL -s "$sid" 2>/dev/null
+		fi
+		printf '\n__sroce_rc=%s\n' $frc
 	} | while IFS= read -r line; do
 		case $line in
-		__sroce_rc=*) rc=${line#__sroce_rc=} t_rc=$SECONDS; continue ;;
+		*__sroce_rc=*)
+			rc=${line##*__sroce_rc=} t_rc=$SECONDS
+			line=${line%__sroce_rc=*}
+			[ -z "$line" ] && continue
+			;;
+		"") continue ;;
+		esac
+		t_out=$SECONDS
+		case $line in
 		"ok "*"# SKIP"*) s=$((s + 1)) ;;
 		"ok "*) p=$((p + 1)) ;;
 		"not ok "*) f=$((f + 1)) ;;
@@ -112,15 +145,23 @@ for t in "${files[@]}"; do
 	# sleep, a server) holds this pipe open: the next file waits for it.
 	held=$((SECONDS - ${t_rc:-$SECONDS}))
 	why=
-	if [ $cut = 1 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
-		# Cut by the budget: not a result.  What it left behind is
-		# not a leak of a finished test: no kmemleak scan.
+	if [ $cut = 1 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } &&
+		[ "$(date +%s)" -ge $((budget_end - 2)) ]; then
+		# Cut by the budget: not a result, unless it had been silent
+		# long enough to be a hang.  What it left behind is no leak of
+		# a finished test: no kmemleak scan.
+		quiet=$((t_rc - t_out))
 		topo_reset
-		echo "    # $name: cut at the time budget after $((SECONDS - t0)) s: $p passed, $f failed before"
+		echo "    # $name: cut at the time budget after $((SECONDS - t0)) s: $p passed, $f failed before, the last output $quiet s before the cut"
+		if [ $quiet -ge "$cut_silence" ]; then
+			echo "    # $name: nothing printed for $quiet s before the cut: a hang?"
+			f=$((f + 1))
+		fi
 		pass=$((pass + p))
 		fail=$((fail + f))
-		skip=$((skip + s + 1))
+		skip=$((skip + s))
 		if [ $f -eq 0 ]; then
+			skip=$((skip + 1))
 			echo "ok $n $name # SKIP cut: SROCE_TIME_BUDGET ran out"
 		else
 			echo "not ok $n $name"
@@ -162,6 +203,7 @@ for t in "${files[@]}"; do
 done
 topo_reset
 unload_sroce >/dev/null 2>&1
+rm -f "$sid_file"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
