@@ -60,6 +60,11 @@ cut_silence=${SROCE_CUT_SILENCE:-600}
 cut_min=${SROCE_CUT_MIN:-30}
 sid_file=$(mktemp /tmp/sroce-run-sid.XXXXXX)
 
+# timed_out RC: the exit status of a command timeout stopped.
+timed_out() {
+	[ "$1" = 124 ] || [ "$1" = 137 ]
+}
+
 # not_started N NAME: the budget ran out before file N could start.
 not_started() {
 	echo "ok $1 $2 # SKIP not started: SROCE_TIME_BUDGET ran out"
@@ -115,7 +120,7 @@ for t in "${files[@]}"; do
 			'echo $$ >"$1"; exec bash "$2" 2>&1 </dev/null' \
 			- "$sid_file" "$t"
 		frc=$?
-		if [ $frc = 124 ] || [ $frc = 137 ]; then
+		if timed_out $frc; then
 			read -r sid <"$sid_file" &&
 				pkill -KILL -s "$sid" 2>/dev/null
 		fi
@@ -144,30 +149,21 @@ for t in "${files[@]}"; do
 	# A process the file left behind with its output open (a background
 	# sleep, a server) holds this pipe open: the next file waits for it.
 	held=$((SECONDS - ${t_rc:-$SECONDS}))
-	why=
-	if [ $cut = 1 ] && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } &&
+	why= cut_skip= was_cut=0
+	if [ $cut = 1 ] && timed_out "$rc" &&
 		[ "$(date +%s)" -ge $((budget_end - 2)) ]; then
 		# Cut by the budget: not a result, unless it had been silent
 		# long enough to be a hang.  What it left behind is no leak of
 		# a finished test: no kmemleak scan.
-		quiet=$((t_rc - t_out))
+		was_cut=1 quiet=$((t_rc - t_out))
 		topo_reset
 		echo "    # $name: cut at the time budget after $((SECONDS - t0)) s: $p passed, $f failed before, the last output $quiet s before the cut"
 		if [ $quiet -ge "$cut_silence" ]; then
-			echo "    # $name: nothing printed for $quiet s before the cut: a hang?"
-			f=$((f + 1))
-		fi
-		pass=$((pass + p))
-		fail=$((fail + f))
-		skip=$((skip + s))
-		if [ $f -eq 0 ]; then
-			skip=$((skip + 1))
-			echo "ok $n $name # SKIP cut: SROCE_TIME_BUDGET ran out"
+			why="nothing printed for $quiet s before the cut: a hang?"
 		else
-			echo "not ok $n $name"
+			cut_skip=" # SKIP cut: SROCE_TIME_BUDGET ran out"
 		fi
-		continue
-	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	elif timed_out "$rc"; then
 		why="timed out after ${ftmo}s"
 	elif [ -z "$planned" ]; then
 		why="no KTAP plan"
@@ -176,7 +172,7 @@ for t in "${files[@]}"; do
 	elif [ "$rc" != 0 ] && [ $f -eq 0 ]; then
 		why="exit status $rc without a failed test"
 	fi
-	if [ -w $kml ]; then
+	if [ -w $kml ] && [ $was_cut = 0 ]; then
 		topo_reset
 		leaks=$(kmemleak_report)
 		if [ "${leaks:-0}" -gt 0 ]; then
@@ -196,7 +192,8 @@ for t in "${files[@]}"; do
 	fail=$((fail + f))
 	skip=$((skip + s))
 	if [ $f -eq 0 ]; then
-		echo "ok $n $name"
+		[ -n "$cut_skip" ] && skip=$((skip + 1))
+		echo "ok $n $name$cut_skip"
 	else
 		echo "not ok $n $name"
 	fi
