@@ -97,6 +97,7 @@ MULTI_PAIRS ?=
 check-multi: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
+	$(MAKE) -C bench/mpi
 	tests/multi/run.sh $(MULTI_PAIRS)
 
 integration: all

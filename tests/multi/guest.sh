@@ -37,6 +37,8 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 # shellcheck source=tests/multi/lib.sh
 . "$here/lib.sh"
+# shellcheck source=bench/mpi/ucx-lib.sh
+. "$here/../../bench/mpi/ucx-lib.sh"
 
 role=${1:-}
 TMO=${SROCE_MULTI_TMO:-120}
@@ -114,6 +116,11 @@ xpair() {
 $(tail -n 15 "$co")
 --- server in A (exit $src): $s
 $(grep -v '^__' "$so" | tail -n 15)"
+	if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+		pair_out+="
+--- B: $(net_diag)
+--- A: $(ctl net_diag 2>&1 | grep -v '^__' | tail -n 1)"
+	fi
 	rm -f "$so" "$co"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
 }
@@ -178,7 +185,7 @@ peer_up() {
 		[ -n "$(ctl_num 'gid_index sroce0 10.16.0.1')" ]
 }
 
-ktap_begin 33 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
+ktap_begin 37 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
 diag "guest B: $(uname -r)"
 trap 'ctl __quit >/dev/null 2>&1' EXIT
 if ! ktap_check "guest B: sroce0 on its NIC ($B)" b_up ||
@@ -282,6 +289,54 @@ ctl nvmf_target_down
 ktap_check "NVMe-oF RDMA: target in B, host in A, $mib MiB written, read back, identical on the target" \
 	nvmf_ba
 nvmf_target_down
+
+# 7. Open MPI (UCX PML, as bench/mpi/ucx-lib.sh's mpi_coll) across the
+# guests: bench/mpi's coll, every element of every result checked.
+# mpirun runs here; its daemon in A starts through ctl.py (mpi-rsh, the
+# guests have no ssh) and reaches mpirun over eth0.  Ranks 0..N-1 in B,
+# N..2N-1 in A; with two per guest, the two of one guest talk over
+# sroce0 too (loopback QPs: no shared memory transport is allowed).
+coll=$here/../../build/mpi/coll
+mpi_multi() {
+	local np=$1
+	shift
+	# shellcheck disable=SC2046 # ucx_env is words by design
+	OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_devices=any OMPI_MCA_btl=self \
+		OMPI_MCA_osc=^ucx,pt2pt OMPI_MCA_plm_rsh_agent="$here/mpi-rsh" \
+		OMPI_MCA_oob_tcp_if_include=10.16.0.0/24 \
+		timeout 600 mpirun --allow-run-as-root --oversubscribe \
+		--host "$B:$np" -np "$np" \
+		env $(ucx_env "sroce0:1" "$gb" rc_verbs,ud_verbs,self) "$coll" "$@" : \
+		--host "$A:$np" -np "$np" \
+		env $(ucx_env "sroce0:1" "$ga" rc_verbs,ud_verbs,self) "$coll" "$@"
+}
+# mpi_case PER_GUEST MAX ROWS: coll from 16 B to MAX (factor 4) with
+# PER_GUEST ranks in each guest; ROWS rows (3 ops x sizes), none wrong.
+mpi_case() {
+	local per=$1 max=$2 want=$3 n=$(($1 * 2)) st rows what
+	what="Open MPI across the guests, $n ranks, 16 B .. $max"
+	if [ ! -x "$coll" ]; then
+		ktap_skip "$what: exit 0" "$coll not built (make -C bench/mpi)"
+		ktap_skip "$what: $want rows, 0 wrong elements" "not built"
+		return
+	fi
+	mpi_multi "$per" -b 16 -e "$max" -f 4 -n 5 -w 1 -t 0.2 \
+		-c /tmp/multi-coll.csv >/tmp/multi-coll.out 2>/tmp/multi-coll.err
+	st=$?
+	diag "$(grep -E '^ *(allreduce|alltoall|bcast) +(16|1048576|16777216) ' \
+		/tmp/multi-coll.out | tr -s ' ' | paste -sd ';')"
+	ktap_result "$what: exit 0" $st "exit $st" \
+		"$(tail -n 15 /tmp/multi-coll.err)"
+	rows=$(awk -F, -v n=$n 'NR > 1 && $4 == n && $9 == 0' \
+		/tmp/multi-coll.csv 2>/dev/null | wc -l)
+	ktap_result "$what: $want rows, 0 wrong elements" \
+		"$([ "$rows" -eq "$want" ] &&
+			grep -q '^# coll: ok, 0 wrong elements' /tmp/multi-coll.out
+		echo $?)" "rows: $rows" "$(tail -n 3 /tmp/multi-coll.out)"
+}
+# 16 B .. 16 MiB: 11 sizes; two ranks per guest, 16 B .. 1 MiB: 9 sizes
+mpi_case 1 16M 33
+mpi_case 2 1M 27
 
 # 4. sroce against rdma_rxe: rxe0 in A, then rxe0 in B
 # (run by ktap_check, in a subshell: the GIDs are read after it)

@@ -63,6 +63,30 @@ cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -q LISTEN
 }
 
+# net_diag: one line on where packets went in this guest, for a failed
+# case: the NIC's drops and errors, then sroce0's non-zero counters of
+# loss and recovery (a UC or UD message lost to a drop is gone for good,
+# so a hung pingpong says which layer lost it).
+net_diag() {
+	local n f v out="" c
+	n=$(nic) || return 0
+	for f in rx_packets rx_dropped rx_errors rx_missed_errors \
+		tx_packets tx_dropped tx_errors; do
+		read -r v <"/sys/class/net/$n/statistics/$f" || continue
+		out+=" $f=$v"
+	done
+	for c in /sys/class/infiniband/sroce0/ports/1/hw_counters/*; do
+		[ -e "$c" ] || continue
+		case ${c##*/} in
+		*drop* | *err* | *seq* | *retrans* | *timeout* | *rnr* | \
+			*discard* | *duplicate*) ;;
+		*) continue ;;
+		esac
+		read -r v <"$c" && [ "$v" != 0 ] && out+=" ${c##*/}=$v"
+	done
+	echo "$n:$out"
+}
+
 # NVMe-oF RDMA across the guests (as t-nvmeof.sh, one guest the target,
 # the other the host).  The namespace is a buffered file in the target's
 # /tmp.
