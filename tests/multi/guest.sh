@@ -119,7 +119,8 @@ $(grep -v '^__' "$so" | tail -n 15)"
 	if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
 		pair_out+="
 --- B: $(net_diag)
---- A: $(ctl net_diag 2>&1 | grep -v '^__' | tail -n 1)"
+--- A: $([ -n "$a_gone" ] && echo gone ||
+			ctl net_diag 2>&1 | grep -v '^__' | tail -n 1)"
 	fi
 	rm -f "$so" "$co"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
@@ -185,9 +186,10 @@ peer_up() {
 		[ -n "$(ctl_num 'gid_index sroce0 10.16.0.1')" ]
 }
 
-ktap_begin 37 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
+ktap_begin 45 "two guests, one virtio-net NIC each, joined by a QEMU socket netdev"
 diag "guest B: $(uname -r)"
-trap 'ctl __quit >/dev/null 2>&1' EXIT
+a_gone=
+trap '[ -n "$a_gone" ] || ctl __quit >/dev/null 2>&1' EXIT
 if ! ktap_check "guest B: sroce0 on its NIC ($B)" b_up ||
 	! ktap_check "guest A reachable, sroce0 there ($A)" peer_up; then
 	ktap_skip_rest "no pair"
@@ -338,6 +340,48 @@ mpi_case() {
 mpi_case 1 16M 33
 mpi_case 2 1M 27
 
+# 8. DCQCN with the bottleneck on B's own NIC: htb at 50 Mbit/s with a RED
+# queue in ECN mode on its egress (B -> A), every ecn/ knob at the
+# module's default.  RED marks CE, A's notification point answers with
+# CNPs, B's reaction point handles them, and both QPs of ib_write_bw
+# live to the end of their 8 s.
+red_on() {
+	local n
+	n=$(nic) || return 1
+	tc qdisc replace dev "$n" root handle 1: htb default 10 &&
+		tc class add dev "$n" parent 1: classid 1:10 htb rate 50mbit \
+			ceil 50mbit &&
+		tc qdisc add dev "$n" parent 1:10 handle 10: red limit 400000 \
+			min 30000 max 90000 avpkt 4200 burst 20 probability 0.1 \
+			bandwidth 50mbit ecn
+}
+red_marked() {
+	tc -s qdisc show dev "$(nic)" | awk '/qdisc red/ { r = 1 }
+		r { for (i = 1; i < NF; i++) if ($i == "marked") { print $(i + 1); exit } }'
+}
+cnp0=$(ctl_num 'hw_counter sroce0 np_cnp_sent')
+rph0=$(hw_counter sroce0 rp_cnp_handled)
+if ktap_check "htb 50 Mbit/s + RED (ECN) on B's NIC" red_on; then
+	xpair "$READY_TCP" \
+		"ib_write_bw -d sroce0 -x $ga -p @P@ -F -q 2 -s 65536 -D 8" \
+		"ib_write_bw -d sroce0 -x $gb -p @P@ -F -q 2 -s 65536 -D 8 $A"
+	st=$?
+	[ $st = 0 ] && diag "ib_write_bw -q 2 through the bottleneck: $(perf_row "$pair_cout")"
+	ktap_result "ib_write_bw, 2 QPs, 8 s through the bottleneck: both live to the end" \
+		$st "$pair_out"
+	marked=$(red_marked)
+	cnp=$(($(ctl_num 'hw_counter sroce0 np_cnp_sent') - cnp0))
+	rph=$(($(hw_counter sroce0 rp_cnp_handled) - rph0))
+	diag "RED marked ${marked:-?}, A's np_cnp_sent +$cnp, B's rp_cnp_handled +$rph"
+	ktap_result "RED marked, A sent CNPs, B handled them" \
+		"$([ "${marked:-0}" -gt 0 ] && [ "$cnp" -gt 0 ] && [ "$rph" -gt 0 ]
+		echo $?)" "marked ${marked:-none}, np_cnp_sent +$cnp, rp_cnp_handled +$rph"
+	tc qdisc del dev "$(nic)" root
+else
+	ktap_skip "ib_write_bw, 2 QPs, 8 s through the bottleneck: both live to the end" "no qdisc"
+	ktap_skip "RED marked, A sent CNPs, B handled them" "no qdisc"
+fi
+
 # 4. sroce against rdma_rxe: rxe0 in A, then rxe0 in B
 # (run by ktap_check, in a subshell: the GIDs are read after it)
 rxe_a() {
@@ -361,5 +405,50 @@ for side in A B; do
 	bw ib_write_bw
 	bw ib_read_bw
 done
+
+# 9. The peer guest killed mid-transfer (last: A is gone after it).  B's
+# ib_write_bw (timeout 14, retry_cnt 7) fails with RETRY_EXC_ERR, no
+# sooner than 8 x 67.1 ms after the kill and within 30 s; then B holds no
+# more objects than before it and sroce unloads (nothing leaked, nothing
+# hangs).
+res_counts() {
+	rdma resource show 2>/dev/null | awk '$2 == "sroce0:" {
+		for (i = 3; i < NF; i += 2) printf "%s %s ", $i, $(i + 1) }'
+}
+kill_a() {
+	local c0
+	started && sleep 1 && host_req kill-a || return
+	a_gone=1
+	c0=${EPOCHREALTIME/./}
+	wait "$cpid"
+	crc=$?
+	cut_us=$((${EPOCHREALTIME/./} - c0))
+}
+back_b() {
+	dev_swap rxe0 sroce sroce0 "$B"
+}
+if ktap_check "sroce0 in B again (rxe0 gone)" back_b; then
+	gb=$(gid_index sroce0 "$B")
+	res0=$(res_counts)
+	cut_us=
+	xpair "$READY_TCP" \
+		"ib_write_bw -d sroce0 -x $ga -p @P@ -F -u 14 -s 65536 -D 60" \
+		"stdbuf -oL ib_write_bw -d sroce0 -x $gb -p @P@ -F -u 14 -s 65536 -D 60 $A" \
+		kill_a
+	grep -q 'status 12' <<<"$pair_cout"
+	ktap_result "guest A killed mid-transfer: B's ib_write_bw fails with RETRY_EXC_ERR (12)" \
+		$? "$pair_out"
+	cut_us=${cut_us:-0}
+	ktap_result "... $((cut_us / 1000)) ms after the kill: no sooner than 8 x 67.1 ms, within 30 s" \
+		"$([ "$cut_us" -ge $min ] && [ "$cut_us" -le 30000000 ]; echo $?)" \
+		"bounds $min us .. 30 s"
+	res1=$(res_counts)
+	ktap_result "B holds what it held before (rdma resource: $res1)" \
+		"$([ "$res1" = "$res0" ]; echo $?)" "before: $res0" "after: $res1"
+	ktap_check "sroce0 deleted and sroce unloaded in B" \
+		eval 'rdma link delete sroce0 && wait_until 10 dev_gone sroce0 && unload_sroce'
+else
+	ktap_skip_rest "no sroce0 in B"
+fi
 
 ktap_done

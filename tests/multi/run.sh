@@ -111,7 +111,10 @@ for r in sys.argv[2:]:
 EOF
 }
 
-# serve_req DIR MON: answer one request of guest B, if there is one.
+# serve_req DIR MON AMON: answer one request of guest B, if there is
+# one: the wire cut on B's monitor MON, or guest A killed on its monitor
+# AMON (QEMU quits at once: the peer host dies mid-transfer; DIR/a-killed
+# then says so to pair()).
 serve_req() {
 	local req rc=1
 	[ -e "$1/host-req" ] || return 0
@@ -122,6 +125,11 @@ serve_req() {
 		hmp "$2" "set_link wire off" "sleep $(echo "${req#cut }" |
 			awk '{ print $1 / 1000 }')" "set_link wire on" && rc=0 ;;
 	off|on) hmp "$2" "set_link wire $req" && rc=0 ;;
+	kill-a)
+		: >"$1/a-killed"
+		# quit closes the monitor before it answers
+		hmp "$3" quit
+		rc=0 ;;
 	esac
 	[ $rc = 0 ] && echo ok >"$1/host-ack.tmp" ||
 		echo "failed: $req" >"$1/host-ack.tmp"
@@ -169,7 +177,7 @@ pair() {
 		tests/multi/guest.sh b >"$d/b.out" 2>&1 &
 	bpid=$!
 	while kill -0 $bpid 2>/dev/null; do
-		[ -S "$d/b.mon" ] && serve_req "$d/b" "$d/b.mon"
+		[ -S "$d/b.mon" ] && serve_req "$d/b" "$d/b.mon" "$d/a.mon"
 		sleep 0.1
 	done
 	wait $bpid
@@ -187,8 +195,16 @@ pair() {
 		echo "# $ka+$kb: no summary from guest B"
 		fail=$((fail + 1))
 	fi
-	[ "$arc" = 0 ] || sed 's/^/    # A: /' "$d/a.out" | tail -n 40
-	count "$ka+$kb: guest A ($ka) clean (vm-run exit $arc)" "$arc"
+	if [ -e "$d/b/a-killed" ]; then
+		# killed on B's request: vm-run finds no status (125), or a
+		# splat in what the console had until then (3)
+		[ "$arc" = 125 ] || sed 's/^/    # A: /' "$d/a.out" | tail -n 40
+		count "$ka+$kb: guest A ($ka) killed by B's last case, no splat before (vm-run exit $arc)" \
+			"$([ "$arc" = 125 ]; echo $?)"
+	else
+		[ "$arc" = 0 ] || sed 's/^/    # A: /' "$d/a.out" | tail -n 40
+		count "$ka+$kb: guest A ($ka) clean (vm-run exit $arc)" "$arc"
+	fi
 	count "$ka+$kb: guest B ($kb) clean (vm-run exit $brc)" "$brc"
 	echo "# pair $ka+$kb: $(($(date +%s) - t0)) s"
 }
