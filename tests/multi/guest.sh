@@ -120,7 +120,7 @@ $(grep -v '^__' "$so" | tail -n 15)"
 		pair_out+="
 --- B: $(net_diag)
 --- A: $([ -n "$a_gone" ] && echo gone ||
-			ctl net_diag 2>&1 | grep -v '^__' | tail -n 1)"
+			ctl net_diag 2>&1 | grep -v -e '^__' -e '^$' | tail -n 1)"
 	fi
 	rm -f "$so" "$co"
 	[ $crc -eq 0 ] && [ $src -eq 0 ]
@@ -231,8 +231,8 @@ cut_ms=${SROCE_MULTI_CUT_MS:-300}
 t0=$(timeouts)
 case_pair "wire cut for $cut_ms ms mid-transfer: ibv_rc_pingpong 1 MiB --chk recovers" \
 	"$READY_TCP" \
-	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 1048576 -n 100 -c" \
-	"stdbuf -oL ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 1048576 -n 100 -c $A" \
+	"ibv_rc_pingpong -d sroce0 -g $ga -p @P@ -s 1048576 -n 40 -c" \
+	"stdbuf -oL ibv_rc_pingpong -d sroce0 -g $gb -p @P@ -s 1048576 -n 40 -c $A" \
 	'started && sleep 0.5 && host_req "cut $cut_ms"'
 t1=$(timeouts)
 ktap_result "the cut cost retransmit timeouts (local_ack_timeout_err)" \
