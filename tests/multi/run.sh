@@ -32,7 +32,7 @@
 # slots for all its pairs, one guest in each (the second is waited for
 # while the first is held; slots are not given back between pairs, so a
 # busy machine's other users cannot take one between A and B);
-# SROCE_MULTI_VM_TIMEOUT (per guest, default 2400 s); the SROCE_MULTI_*
+# SROCE_MULTI_VM_TIMEOUT (per guest, default 3600 s); the SROCE_MULTI_*
 # of guest.sh.
 
 set -u
@@ -46,7 +46,7 @@ if [ -n "${SROCE_GSLOT:-}" ] && [ -z "${SROCE_MULTI_SLOTS:-}" ]; then
 	export SROCE_MULTI_SLOTS=2
 	exec "${gslot[@]}" "${gslot[@]}" "$top/tests/multi/run.sh" "$@"
 fi
-vm_tmo=${SROCE_MULTI_VM_TIMEOUT:-2400}
+vm_tmo=${SROCE_MULTI_VM_TIMEOUT:-3600}
 out=$top/build/multi-results
 pass=0
 fail=0
