@@ -52,7 +52,8 @@ top=$(cd "$here/.." && pwd -P)
 # client's run, connection setup included: the driver's work, without
 # perftest's busy polling in user space).  LINK (veth) names the links in
 # the title.  A CSV with retransmission counts (column 9) gets a column of
-# them: the sum over the row's runs, both devices of a side.
+# them, the sum over the row's runs on both devices of a side, if the
+# link is not veth or a count is not 0.
 make_table() {
 awk -F, -v mtu="$2" -v link="${3:-veth}" '
 NR == 1 { next }
@@ -61,7 +62,10 @@ NR == 1 { next }
 	if (!(key in seen)) { seen[key] = 1; order[n++] = key }
 	val[$1, key] = $5
 	if ($7 > 0 && $6 != "") cpu[$1, key] = sprintf("%.1f", $6 / 100 / ($7 / 1e9))
-	if (NF >= 9 && $9 != "") { rt[$1, key] = $9; has_rt = 1 }
+	if (NF >= 9 && $9 != "") {
+		rt[$1, key] = $9
+		if (link != "veth" || $9 > 0) has_rt = 1
+	}
 }
 END {
 	printf "# sroce vs rdma_rxe (one guest boot, %s MTU %s)\n\n", link, mtu
