@@ -11,7 +11,11 @@
 #   make check-multi sroce between two guests joined by a QEMU socket netdev
 #                   (MULTI_PAIRS="6.1+6.1 6.12+6.12 6.1+6.12"; default 6.1+6.1)
 #   make demo       install missing packages, boot a guest, show sroce at work
-#   make bench      sroce next to rdma_rxe in one guest boot
+#   make bench      sroce next to rdma_rxe in one guest boot on veth pairs,
+#                   then make bench-virtio
+#   make bench-virtio  the same over two virtio-net pairs (a shorter matrix:
+#                   WRITE/READ/SEND at 64 KiB and 1 MiB, 1 QP, latencies;
+#                   Documentation/performance.rst "Over virtio-net")
 #   make bench-profile  perf profiles of both in one guest boot
 #                   (Documentation/performance.rst)
 #   make bench-mpi  UCX, Open MPI (bench/mpi/coll) and qperf: sroce next to
@@ -45,7 +49,7 @@ DRIVER_D ?= /etc/libibverbs.d
 
 .PHONY: all kernel provider unit check integration demo bench deps \
 	style install uninstall clean help bench-cc bench-mpi sim check-debug \
-	bench-profile \
+	bench-profile bench-virtio \
 	fuzz check-cc-fabric check-kernel deb check-deb check-multi soak
 
 all: kernel provider
@@ -110,6 +114,14 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+	$(MAKE) bench-virtio
+
+bench-virtio: deps
+	$(MAKE) all
+	SROCE_BENCH_NET=virtio \
+	SROCE_BENCH_TOOLS="$${SROCE_BENCH_TOOLS:-ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat}" \
+	SROCE_BENCH_SIZES="$${SROCE_BENCH_SIZES:-65536 1048576}" \
+	SROCE_BENCH_QPS="$${SROCE_BENCH_QPS:-1}" bench/run.sh
 
 bench-cc: deps
 	$(MAKE) all

@@ -522,14 +522,35 @@ bridge_hosts_down() {
 	ip link del "$br" >/dev/null 2>&1
 }
 
+# virtio_nics: the names of the virtio-net netdevs, in PCI order (by the
+# PCI address of the virtio device: enp0s10 comes after enp0s9), one a
+# line (t-virtio.sh, bench/run.sh over virtio-net).
+virtio_nics() {
+	local d drv dev
+	for d in /sys/class/net/*; do
+		drv=$(readlink "$d/device/driver" 2>/dev/null) || continue
+		[ "${drv##*/}" = virtio_net ] || continue
+		dev=$(readlink -f "$d/device/..")
+		echo "${dev##*/} ${d##*/}"
+	done | sort | cut -d' ' -f2
+}
+
 # rxe_veth_up [MTU]: rdma_rxe's rxe1 (10.13.0.1) and rxe2 (10.13.0.2) on a
 # veth pair r1/r2 in init_net, where rdma_rxe works; policy routing makes
 # traffic between the two local addresses leave through the veth instead
 # of lo.  rxe_veth_down undoes it.  For bench/run.sh and bench/mpi.
 rxe_veth_up() {
+	ip link add r1 type veth peer name r2 || return 1
+	rxe_pair_up "$@"
+}
+
+# rxe_pair_up [MTU]: rxe_veth_up on two existing netdevs of init_net
+# already named r1 and r2 and joined by a link of their own (a veth, or
+# two NICs back to back: bench/run.sh over virtio-net).  rxe_veth_down
+# undoes it, all but the netdevs themselves when they are NICs.
+rxe_pair_up() {
 	local f
 	modprobe rdma_rxe || return 1
-	ip link add r1 type veth peer name r2 || return 1
 	if [ -n "${1:-}" ]; then
 		ip link set r1 mtu "$1"
 		ip link set r2 mtu "$1"
@@ -542,7 +563,7 @@ rxe_veth_up() {
 		sysctl -qw net.ipv4.conf.$f.accept_local=1
 		sysctl -qw net.ipv4.conf.$f.rp_filter=0
 	done
-	# Locally generated traffic to the other address leaves by the veth.
+	# Locally generated traffic to the other address leaves by r1/r2.
 	ip rule add pref 100 iif lo to 10.13.0.2 lookup 101
 	ip rule add pref 100 iif lo to 10.13.0.1 lookup 102
 	ip route add 10.13.0.2/32 dev r1 src 10.13.0.1 table 101

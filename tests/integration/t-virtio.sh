@@ -25,15 +25,6 @@ TMO=${VIRTIO_TIMEOUT:-120}
 
 ktap_begin 16 "sroce over two virtio-net NICs"
 
-# virtio_nics: the names of the virtio-net netdevs, in PCI order.
-virtio_nics() {
-	local d drv
-	for d in /sys/class/net/*; do
-		drv=$(readlink "$d/device/driver" 2>/dev/null) || continue
-		[ "${drv##*/}" = virtio_net ] && echo "${d##*/}"
-	done
-}
-
 cleanup() {
 	rdma link delete rxe0 >/dev/null 2>&1
 	rdma link delete sroce1 >/dev/null 2>&1
