@@ -251,14 +251,19 @@ ktap_result "the cut cost retransmit timeouts (local_ack_timeout_err)" \
 # RETRY_EXC_ERR (status 12), no sooner than (retry_cnt + 1) x T after
 # the cut (IBA C9-140/141), and not hanging (30 s).
 # cut_us: microseconds from the host's "off" to the client's exit.
-long_cut() {
+# cut_and_time REQ: once xpair's client has connected, REQ to the host;
+# crc the client's exit status, cut_us the microseconds from the host's
+# answer to the client's exit.
+cut_and_time() {
 	local c0
-	started && sleep 1 && host_req off || return
+	started && sleep 1 && host_req "$1" || return
 	c0=${EPOCHREALTIME/./}
 	wait "$cpid"
 	crc=$?
 	cut_us=$((${EPOCHREALTIME/./} - c0))
-	host_req on
+}
+long_cut() {
+	cut_and_time off && host_req on
 }
 xpair "$READY_TCP" \
 	"ib_write_bw -d sroce0 -x $ga -p @P@ -F -u 14 -s 65536 -D 40" \
@@ -426,13 +431,7 @@ res_counts() {
 		for (i = 3; i < NF; i += 2) printf "%s %s ", $i, $(i + 1) }'
 }
 kill_a() {
-	local c0
-	started && sleep 1 && host_req kill-a || return
-	a_gone=1
-	c0=${EPOCHREALTIME/./}
-	wait "$cpid"
-	crc=$?
-	cut_us=$((${EPOCHREALTIME/./} - c0))
+	cut_and_time kill-a && a_gone=1
 }
 back_b() {
 	dev_swap rxe0 sroce sroce0 "$B"

@@ -24,12 +24,9 @@ CTL_PORT=7000
 MTU=${SROCE_MULTI_MTU:-9000}
 
 nic() {
-	local d drv
-	for d in /sys/class/net/*; do
-		drv=$(readlink "$d/device/driver" 2>/dev/null) || continue
-		[ "${drv##*/}" = virtio_net ] && { echo "${d##*/}"; return 0; }
-	done
-	return 1
+	local n
+	n=$(virtio_nics | head -n 1)
+	[ -n "$n" ] && echo "$n"
 }
 
 net_up() {
