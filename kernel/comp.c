@@ -7,7 +7,7 @@
  *
  * Runs on the SEND side of the QP under req.lock (see req.h for the
  * contexts): for each response packet (sroce_comp_rx(), from the QP's
- * receive consumer, through req.backlog) and from the two timers.  The
+ * receive consumer, through req.backlog) and from its timers.  The
  * timers hold no QP reference; they never re-arm once req.stopped is set
  * and destroy deletes them synchronously after.
  *
@@ -199,8 +199,10 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	struct sroce_req *req = &qp->req;
 
 	spin_lock_bh(&req->lock);
+	/* A packet the local queue refused counts as outstanding. */
 	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
-	    req->rnr_wait || req->psn == req->una_psn || req->retrans_idle) {
+	    req->rnr_wait || (req->psn == req->una_psn && !req->tx_held) ||
+	    req->retrans_idle) {
 		sroce_req_unlock(qp);
 		return;
 	}
@@ -340,11 +342,69 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 	sroce_comp_unlock(qp);
 }
 
+/*
+ * The local queue refused the packet at req.psn, and req_pkt.c took it
+ * back (sroce_req_refused()).  A queue full on our own side is congestion:
+ * halve the window, on the first refusal of a row and at most once per
+ * window of data.  Unlike after a NAK nothing was lost and nothing goes
+ * back, so the cut starts from the window, not from what is in flight
+ * (an idle QP may meet a queue that another filled), and never goes below
+ * what is in flight plus the refused packet: the packets already sent may
+ * have asked for no ACK, and the one that fills the window asks for one
+ * (req_pkt.c); a window below the flight would wait for a timeout.
+ *
+ * Then wait for the queue to drain rather than try again at once: until
+ * the next tick, twice as long after each refusal in a row.  The packet
+ * costs no retry by itself, but the retransmit timer runs as if it had
+ * gone (armed here when nothing else is outstanding), so a queue that
+ * refuses everything ends in IB_WC_RETRY_EXC_ERR as a dead link does.
+ */
+void sroce_comp_local_drop(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
+
+	lockdep_assert_held(&req->lock);
+	if (!req->hold_shift &&
+	    !(req->in_recovery &&
+	      sroce_psn_before(req->una_psn, req->recover_psn))) {
+		req->ssthresh =
+			max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
+		req->win = clamp_t(u32, req->ssthresh, flight + 1,
+				   SROCE_REQ_WINDOW);
+		req->win_acc = 0;
+		req->recover_psn = req->psn_max;
+		req->in_recovery = true;
+	}
+	sroce_comp_arm_retrans(qp);
+	req->tx_held = true;
+	if (!timer_pending(&req->hold_timer))
+		mod_timer(&req->hold_timer, jiffies + (1UL << req->hold_shift));
+	if (req->hold_shift < SROCE_REQ_HOLD_SHIFT_MAX)
+		req->hold_shift++;
+}
+
+static void sroce_comp_hold_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, req.hold_timer);
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (req->stopped || req->error || !req->tx_held) {
+		sroce_req_unlock(qp);
+		return;
+	}
+	req->tx_held = false;
+	sroce_req_run_locked(qp);
+	sroce_comp_unlock(qp);
+}
+
 void sroce_comp_timers_setup(struct sroce_qp *qp)
 {
 	timer_setup(&qp->req.retrans_timer, sroce_comp_retrans_timer, 0);
 	timer_setup(&qp->req.rnr_timer, sroce_comp_rnr_timer, 0);
 	timer_setup(&qp->req.tail_timer, sroce_comp_tail_timer, 0);
+	timer_setup(&qp->req.hold_timer, sroce_comp_hold_timer, 0);
 }
 
 /* ---- acknowledgment ---- */
@@ -764,7 +824,9 @@ void sroce_req_flush(struct sroce_qp *qp)
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
+	del_timer(&req->hold_timer);
 	req->rnr_wait = false;
+	req->tx_held = false;
 	/* Pull in everything posted, header only: wr_id and opcode. */
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->user && sroce_queue_peer_prod(&qp->sq.queue) < 0)

@@ -17,8 +17,13 @@ struct sroce_qp;
  */
 void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb);
 
-/* create: set up the retransmit and RNR timers of qp->req. */
+/* create: set up the retransmit, RNR, tail and hold timers of qp->req. */
 void sroce_comp_timers_setup(struct sroce_qp *qp);
+/*
+ * The local queue refused the packet at req.psn, taken back: cut the
+ * window and hold the requester for SROCE_REQ_HOLD_JIFFIES (RC).
+ */
+void sroce_comp_local_drop(struct sroce_qp *qp);
 /* A request packet went out: make sure the retransmit timer runs. */
 void sroce_comp_arm_retrans(struct sroce_qp *qp);
 /* Give the oldest unacknowledged packet a whole timeout from now. */

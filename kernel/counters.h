@@ -140,6 +140,8 @@ enum sroce_counter {
 	SROCE_CNT_REQ_TIMEOUT_DEFERRED,
 	/* Tail timer: an unrequested ACK was asked for by a go-back-N. */
 	SROCE_CNT_REQ_TAIL_PROBES,
+	/* Local queue refusals of RC packets or batches, held (also tx_drop). */
+	SROCE_CNT_REQ_TX_HELD,
 	/* ---- UD multicast (mcast.c) ---- */
 	/* Copies of multicast packets handed to attached QPs. */
 	SROCE_CNT_RX_MCAST_PKTS,

@@ -385,6 +385,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	WARN_ON_ONCE(timer_pending(&qp->req.retrans_timer) ||
 		     timer_pending(&qp->req.rnr_timer) ||
 		     timer_pending(&qp->req.tail_timer) ||
+		     timer_pending(&qp->req.hold_timer) ||
 		     timer_pending(&qp->resp.ack_timer) ||
 		     hrtimer_active(&qp->cc.pace_timer));
 	sroce_rxq_cleanup(qp);

@@ -136,12 +136,15 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->tail_unreq = false;
 	req->resend = false;
 	req->rnr_wait = false;
+	req->tx_held = false;
+	req->hold_shift = 0;
 	req->error = false;
 	req->err_moved = false;
 	req->seq_retry_armed = false;
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
+	del_timer(&req->hold_timer);
 	/* Rate and RTT probe: those of a new QP (req.lock -> cc.lock). */
 	sroce_cc_qp_reset(qp);
 }
@@ -482,7 +485,7 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 	lockdep_assert_held(&req->lock);
 
 	while (req->state == IB_QPS_RTS && !req->error && !req->rnr_wait &&
-	       !req->stopped) {
+	       !req->tx_held && !req->stopped) {
 		struct sroce_swqe *swqe;
 
 		if (req->next == req->fetched) {
@@ -665,6 +668,7 @@ void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 	del_timer(&req->retrans_timer);
 	del_timer(&req->rnr_timer);
 	del_timer(&req->tail_timer);
+	del_timer(&req->hold_timer);
 }
 
 void sroce_req_stop(struct sroce_qp *qp)
@@ -677,9 +681,11 @@ void sroce_req_stop(struct sroce_qp *qp)
 	del_timer_sync(&req->retrans_timer);
 	del_timer_sync(&req->rnr_timer);
 	del_timer_sync(&req->tail_timer);
+	del_timer_sync(&req->hold_timer);
 	sroce_task_cancel(qp);
 	/* A timer that ran before stopped was seen may have re-armed. */
 	del_timer_sync(&req->retrans_timer);
 	del_timer_sync(&req->rnr_timer);
 	del_timer_sync(&req->tail_timer);
+	del_timer_sync(&req->hold_timer);
 }

@@ -12,7 +12,7 @@
  *      disabled) when an ACK/NAK/READ response/atomic ACK arrives: it
  *      joins req.backlog and is processed by whoever holds req.lock
  *      (sroce_comp_rx(), sroce_comp_unlock()), then the requester resumes;
- *  (c) the retransmit, RNR and tail timers (timer_list, softirq);
+ *  (c) the retransmit, RNR, tail and hold timers (timer_list, softirq);
  *  (d) the per-QP work items (task.c) on the module workqueue, which hold
  *      a QP reference while queued.
  * The RECEIVE side (resp.c) runs under qp->resp.lock and only shares the
@@ -104,6 +104,13 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
 #define SROCE_REQ_BACKOFF_MAX 2
 /* Idle time after an unrequested tail before the tail timer asks. */
 #define SROCE_REQ_TAIL_JIFFIES max_t(unsigned long, 1, msecs_to_jiffies(2))
+/*
+ * After the local queue (the netdev's qdisc, a veth backlog) refused a
+ * packet, an RC requester waits until the next timer tick before it sends
+ * that packet again (req.tx_held, sroce_comp_local_drop()); each refusal
+ * in a row doubles the wait, up to 2^SROCE_REQ_HOLD_SHIFT_MAX ticks.
+ */
+#define SROCE_REQ_HOLD_SHIFT_MAX 5
 
 struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
@@ -200,6 +207,12 @@ struct sroce_req {
 	u8 backoff; /* the timeout is timeout_jiffies << backoff */
 	u8 rnr_left;
 	bool rnr_wait; /* RNR timer armed, requester paused */
+	/*
+	 * The local queue refused the packet at req.psn, which was not sent:
+	 * the requester waits for the hold timer before it tries again.
+	 */
+	bool tx_held;
+	u8 hold_shift; /* refusals in a row, capped: the hold is 2^this ticks */
 	bool posting; /* someone posts CQEs for [posted, done) */
 	bool stopped; /* destroy: no more timers or work */
 	bool error; /* a fatal error moved (or moves) the QP to ERR */
@@ -226,6 +239,7 @@ struct sroce_req {
 	bool retrans_idle; /* all acked since retrans_due was set */
 	struct timer_list rnr_timer;
 	struct timer_list tail_timer; /* comp.c: the unrequested tail */
+	struct timer_list hold_timer; /* comp.c: ends tx_held */
 	struct work_struct work; /* task.c; holds a QP reference while queued */
 	/* The same for handing over from work (sroce_task_schedule_on()). */
 	struct work_struct work_alt;

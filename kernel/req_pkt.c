@@ -298,6 +298,73 @@ static bool sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *swqe,
 }
 
 /*
+ * The sequence state one transmission moves, saved before it so that it
+ * can be taken back (sroce_req_refused()).
+ */
+struct sroce_req_undo {
+	u32 psn;
+	u32 psn_max;
+	u32 since_ackreq;
+	u32 rd_inflight;
+	u32 sent; /* of the WQE at req.next */
+	unsigned long ackreq_stamp;
+	bool resend;
+};
+
+static void sroce_req_undo_save(const struct sroce_qp *qp,
+				const struct sroce_swqe *swqe,
+				struct sroce_req_undo *u)
+{
+	const struct sroce_req *req = &qp->req;
+
+	u->psn = req->psn;
+	u->psn_max = req->psn_max;
+	u->since_ackreq = req->pkts_since_ackreq;
+	u->rd_inflight = req->rd_inflight;
+	u->sent = swqe->sent;
+	u->ackreq_stamp = req->ackreq_stamp;
+	u->resend = req->resend;
+}
+
+/*
+ * The local queue refused what was just built (@err NET_XMIT_DROP: a full
+ * qdisc on the netdev, or a full veth backlog): none of it left the host
+ * (but for a @batch, below).
+ * An RC QP takes it back, as if it had not been built, and sends it again
+ * after a hold (sroce_comp_local_drop()), instead of leaving the peer to
+ * find a gap or the retransmit timer a loss.  A hardware NIC never drops
+ * at its own egress: it waits.  Other errors (no route, link down, a
+ * firewall) are losses as on the wire, and UC and UD, which have no
+ * resend, lose the message as on the wire.  Returns true if taken back.
+ */
+static bool sroce_req_refused(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			      const struct sroce_req_undo *u, int err,
+			      bool batch)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (err != NET_XMIT_DROP || qp->init.qp_type != IB_QPT_RC)
+		return false;
+	req->psn = u->psn;
+	/*
+	 * A batch that the stack segments before the queue (a noqueue
+	 * netdev without UDP segmentation) reports only its last segment's
+	 * fate: the first ones may have left.  The peer's ACKs of those must
+	 * stay valid (sroce_req_catch_up()), so req.psn_max keeps them.
+	 */
+	if (!batch)
+		req->psn_max = u->psn_max;
+	req->pkts_since_ackreq = u->since_ackreq;
+	req->rd_inflight = u->rd_inflight;
+	req->ackreq_stamp = u->ackreq_stamp;
+	req->resend = u->resend;
+	swqe->sent = u->sent;
+	sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_TX_HELD);
+	sroce_comp_local_drop(qp);
+	return true;
+}
+
+/*
  * After packets of the WQE at req.next went out: RC arms the retransmit
  * timer, and the tail timer when the newest packet (a SEND or WRITE one)
  * asked for no ACK (@ackreq false); when @last (the message is all sent)
@@ -308,6 +375,7 @@ static void sroce_req_after_xmit(struct sroce_qp *qp, bool last, bool ackreq)
 	struct sroce_req *req = &qp->req;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
 
+	req->hold_shift = 0; /* the local queue took it */
 	if (rc) {
 		u32 op = sroce_req_swqe(qp, req->next)->wqe.opcode;
 		bool rd = sroce_wr_is_rd_atomic(op);
@@ -344,10 +412,12 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	const struct sroce_opcode_info *oi;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
 	bool first, last, rd_atomic, ackreq;
-	u32 paylen, psn, dqpn;
+	u32 paylen, psn, dqpn, len;
+	struct sroce_req_undo undo;
 	struct sk_buff *skb;
 	void *bth;
 	u8 opcode;
+	int err;
 
 	lockdep_assert_held(&req->lock);
 
@@ -377,6 +447,7 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	psn = req->psn;
+	sroce_req_undo_save(qp, swqe, &undo);
 	ackreq = sroce_req_fill_hdrs(qp, swqe, opcode, paylen, last, dqpn, psn,
 				     &req->pkts_since_ackreq, bth);
 
@@ -390,10 +461,13 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		swqe->sent += paylen;
 	}
 	sroce_req_psn_moved(req);
-	sroce_cc_sent(qp, &qp->cc, skb->len);
+	len = skb->len;
+	err = sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
+	if (unlikely(err) && sroce_req_refused(qp, swqe, &undo, err, false))
+		return 0;
+	sroce_cc_sent(qp, &qp->cc, len);
 	if (rc)
 		sroce_cc_rtt_sent(qp, &qp->cc, psn);
-	sroce_pkt_xmit(qp->sdev, av, req->sport, skb);
 	sroce_req_after_xmit(qp, last, ackreq);
 	return 0;
 }
@@ -462,9 +536,11 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 {
 	struct sroce_req *req = &qp->req;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
+	struct sroce_req_undo undo;
 	struct sroce_req_txb t;
 	struct sroce_txb b;
-	int n;
+	int n, err;
+	u32 len;
 
 	lockdep_assert_held(&req->lock);
 
@@ -476,6 +552,7 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 		max = min_t(s32, max,
 			    (s32)req->win -
 				    sroce_psn_diff(req->psn, req->una_psn));
+	sroce_req_undo_save(qp, swqe, &undo);
 	/* Build on copies of the sequence state; commit once all are built. */
 	t = (struct sroce_req_txb){ .qp = qp,
 				    .swqe = swqe,
@@ -487,15 +564,18 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 	if (n <= 0)
 		return n == -ENOMEM ? -EAGAIN : 0;
 
-	if (rc)
-		sroce_cc_rtt_sent(qp, &qp->cc, req->psn);
 	req->psn = t.psn;
 	sroce_req_psn_moved(req);
 	req->pkts_since_ackreq = t.since_ackreq;
 	swqe->sent = t.sent;
-	sroce_cc_sent(qp, &qp->cc, b.skb->len);
+	len = b.skb->len;
+	err = sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
+	if (unlikely(err) && sroce_req_refused(qp, swqe, &undo, err, true))
+		return n;
 	sroce_counter_inc(qp->sdev, SROCE_CNT_TX_BATCHES);
-	sroce_txb_xmit(qp->sdev, &qp->av, req->sport, &b);
+	sroce_cc_sent(qp, &qp->cc, len);
+	if (rc)
+		sroce_cc_rtt_sent(qp, &qp->cc, undo.psn);
 	sroce_req_after_xmit(qp, t.sent >= swqe->len, t.ackreq);
 	return n;
 }

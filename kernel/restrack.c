@@ -13,7 +13,7 @@
 
 struct sroce_restrack_snap {
 	u32 psn, una_psn, next, fetched, done, posted, rd_inflight;
-	u32 backlog, kick, rnr_wait, error;
+	u32 backlog, kick, rnr_wait, tx_held, error;
 	int tx_cpu;
 	u32 resp_psn, resp_msn, resp_in_msg, resp_rd_head, resp_rd_send;
 	u32 resp_rd_stop;
@@ -38,6 +38,7 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->posted = req->posted;
 	s->rd_inflight = req->rd_inflight;
 	s->rnr_wait = req->rnr_wait;
+	s->tx_held = req->tx_held;
 	s->error = req->error;
 	s->tx_cpu = req->tx_cpu;
 	sroce_req_unlock(qp);
@@ -89,6 +90,7 @@ static int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "comp_backlog", s.backlog) ||
 	    rdma_nl_put_driver_u32(msg, "req_kick", s.kick) ||
 	    rdma_nl_put_driver_u32(msg, "rnr_wait", s.rnr_wait) ||
+	    rdma_nl_put_driver_u32(msg, "tx_held", s.tx_held) ||
 	    rdma_nl_put_driver_u32(msg, "req_error", s.error) ||
 	    rdma_nl_put_driver_u32(msg, "tx_cpu", (u32)s.tx_cpu) ||
 	    rdma_nl_put_driver_u32_hex(msg, "rq_epsn", s.resp_psn) ||

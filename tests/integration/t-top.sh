@@ -223,7 +223,10 @@ jp=$!
 "$TOP" -n 6 -i 0.5 >"$T/gone.txt" 2>>"$T/gone.err" &
 tp=$!
 # A sample takes seconds under TCG (every counter file is a kernel read).
+# Both must have reported sroce2 once (the text one started second, and
+# at host load 8 had not, so it never saw the device it was to see go).
 wait_until 60 lines "$T/gone.json" 1
+wait_until 60 grep -q '^sroce2' "$T/gone.txt"
 del_link sroce2
 wait $jp
 rc=$?
