@@ -138,6 +138,7 @@ if [ -z "${SROCE_VM:-}" ]; then
 fi
 
 . "$top/tests/integration/lib.sh"
+. "$top/tests/integration/dp-lib.sh"
 
 quick=
 [ "${1:-}" = --quick ] && quick=1
@@ -204,7 +205,11 @@ perf_run() {
 		"${pre_s[@]}" timeout 120 "$tool" -d "$ds" -x "$gs" "$@" \
 			>/tmp/bench-srv.log 2>&1 &
 		local spid=$!
-		sleep 1.5
+		# Until the server listens on perftest's TCP port (18515),
+		# at most 10 s: a fixed 1.5 s was too short for a latency
+		# server started on a busy vCPU, whose client then could not
+		# connect.
+		wait_until 10 port_listening "$nss" 18515
 		local b0 b1
 		b0=$(cpu_busy)
 		"${pre_c[@]}" timeout 120 "$tool" -d "$dc" -x "$gc" "$@" "$ip" \
