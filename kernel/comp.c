@@ -128,6 +128,7 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	}
 	req->ssthresh = max_t(u32, flight / 2, SROCE_REQ_WINDOW_LOSS_MIN);
 	req->win = timeout ? SROCE_REQ_WINDOW_MIN : req->ssthresh;
+	req->win_shrink = false;
 	req->win_acc = 0;
 	req->recover_psn = req->psn_max;
 	req->in_recovery = true;
@@ -147,6 +148,7 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 	if (!req->rto_undo || !sroce_psn_after(una, req->psn))
 		return;
 	req->rto_undo = false;
+	req->win_shrink = false;
 	req->win = max(req->win, req->win_undo);
 	req->ssthresh = max(req->ssthresh, req->ssthresh_undo);
 	req->in_recovery = false;
@@ -158,6 +160,14 @@ static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
 
 	/* Only the first ACK after a timeout may show it was spurious. */
 	req->rto_undo = false;
+	if (req->win_shrink) {
+		/* One packet may follow for each two acknowledged. */
+		u32 dec = min(DIV_ROUND_UP(acked, 2), req->win - req->ssthresh);
+
+		req->win -= dec;
+		req->win_shrink = req->win > req->ssthresh;
+		return;
+	}
 	if (req->win >= SROCE_REQ_WINDOW)
 		return;
 	if (req->win < req->ssthresh) {
@@ -197,6 +207,7 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, req.retrans_timer);
 	struct sroce_req *req = &qp->req;
+	bool refused;
 
 	spin_lock_bh(&req->lock);
 	/* A packet the local queue refused counts as outstanding. */
@@ -222,9 +233,14 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	 * Responses that arrived and wait for this QP's receive consumer
 	 * (a busy CPU, a slow guest) may acknowledge everything: give them
 	 * one more period, once per oldest unacknowledged PSN, rather than
-	 * go back N on a spurious timeout.
+	 * go back N on a spurious timeout.  The same when the local queue
+	 * refused a packet since the last decision: it is full, and what
+	 * is outstanding waited in it, a time a NIC's timer (started on the
+	 * wire) does not count.
 	 */
-	if ((!skb_queue_empty_lockless(&req->backlog) ||
+	refused = req->tx_refused;
+	req->tx_refused = false;
+	if ((refused || !skb_queue_empty_lockless(&req->backlog) ||
 	     skb_queue_len_lockless(&qp->rxq[SROCE_RXQ_RESP].skbs)) &&
 	    !(req->timer_deferred && req->timer_defer_psn == req->una_psn)) {
 		req->timer_deferred = true;
@@ -348,10 +364,13 @@ static void sroce_comp_tail_timer(struct timer_list *t)
  * halve the window, on the first refusal of a row and at most once per
  * window of data.  Unlike after a NAK nothing was lost and nothing goes
  * back, so the cut starts from the window, not from what is in flight
- * (an idle QP may meet a queue that another filled), and never goes below
- * what is in flight plus the refused packet: the packets already sent may
- * have asked for no ACK, and the one that fills the window asks for one
- * (req_pkt.c); a window below the flight would wait for a timeout.
+ * (an idle QP may meet a queue that another filled), and goes there
+ * gradually, as TCP's proportional rate reduction (RFC 6937) does: at
+ * once only down to what is in flight plus the refused packet, then by
+ * one packet for every two that ACKs acknowledge (win_shrink).  At once
+ * below the flight, the QP could send nothing, and the packets in flight
+ * may have asked for no ACK: it would wait for its retransmit timeout.
+ * The packet that fills a reduced window asks for an ACK (req_pkt.c).
  *
  * Then wait for the queue to drain rather than try again at once: until
  * the next tick, twice as long after each refusal in a row.  The packet
@@ -370,13 +389,14 @@ void sroce_comp_local_drop(struct sroce_qp *qp)
 	      sroce_psn_before(req->una_psn, req->recover_psn))) {
 		req->ssthresh =
 			max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
-		req->win = clamp_t(u32, req->ssthresh, flight + 1,
-				   SROCE_REQ_WINDOW);
+		req->win = max(req->ssthresh, min(flight + 1, req->win));
+		req->win_shrink = req->win > req->ssthresh;
 		req->win_acc = 0;
 		req->recover_psn = req->psn_max;
 		req->in_recovery = true;
 	}
 	sroce_comp_arm_retrans(qp);
+	req->tx_refused = true;
 	req->tx_held = true;
 	if (!timer_pending(&req->hold_timer))
 		mod_timer(&req->hold_timer, jiffies + (1UL << req->hold_shift));

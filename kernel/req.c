@@ -137,6 +137,7 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->resend = false;
 	req->rnr_wait = false;
 	req->tx_held = false;
+	req->tx_refused = false;
 	req->hold_shift = 0;
 	req->error = false;
 	req->err_moved = false;
@@ -207,6 +208,7 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			req->win = SROCE_REQ_WINDOW;
 			req->ssthresh = SROCE_REQ_WINDOW;
 			req->in_recovery = false;
+			req->win_shrink = false;
 			req->rto_undo = false;
 		}
 		req->ackreq_stamp = jiffies;

@@ -110,7 +110,7 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
  * that packet again (req.tx_held, sroce_comp_local_drop()); each refusal
  * in a row doubles the wait, up to 2^SROCE_REQ_HOLD_SHIFT_MAX ticks.
  */
-#define SROCE_REQ_HOLD_SHIFT_MAX 5
+#define SROCE_REQ_HOLD_SHIFT_MAX 3
 
 struct sroce_req {
 	/* Serialises the whole SEND side; guards every field below. */
@@ -177,6 +177,12 @@ struct sroce_req {
 	u32 recover_psn;
 	bool in_recovery;
 	/*
+	 * A refusal of the local queue set ssthresh but left win above it
+	 * (comp.c, sroce_comp_local_drop()): ACKs shrink win to ssthresh
+	 * by half of what they acknowledge instead of growing it.
+	 */
+	bool win_shrink;
+	/*
 	 * A timeout cut the window from win_undo (and ssthresh from
 	 * ssthresh_undo); an ACK beyond what was sent since shows it was
 	 * spurious and restores them (rto_undo: nothing acknowledged yet).
@@ -212,6 +218,8 @@ struct sroce_req {
 	 * the requester waits for the hold timer before it tries again.
 	 */
 	bool tx_held;
+	/* A refusal since the retransmit timer last decided (comp.c). */
+	bool tx_refused;
 	u8 hold_shift; /* refusals in a row, capped: the hold is 2^this ticks */
 	bool posting; /* someone posts CQEs for [posted, done) */
 	bool stopped; /* destroy: no more timers or work */

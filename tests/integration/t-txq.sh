@@ -27,13 +27,20 @@ ktap_begin 18 "RC with the sender's own transmit queue full"
 two_ns_start
 port=18950
 
-# qdisc_on CHILD...: htb at 50 Mbit/s as v1's root, CHILD its leaf qdisc.
+# qdisc_on CHILD...: htb as v1's root; RoCE (UDP 4791) goes to a class at
+# 50 Mbit/s with CHILD as its leaf qdisc, the rest (the tools' TCP
+# exchange of QP numbers and results, which a full queue made fail) to an
+# unshaped one.
 qdisc_on() {
-	ip netns exec ns1 tc qdisc del dev v1 root >/dev/null 2>&1
-	ip netns exec ns1 tc qdisc add dev v1 root handle 1: htb default 10 &&
-		ip netns exec ns1 tc class add dev v1 parent 1: classid 1:10 \
+	local t=(ip netns exec ns1 tc)
+	"${t[@]}" qdisc del dev v1 root >/dev/null 2>&1
+	"${t[@]}" qdisc add dev v1 root handle 1: htb default 20 &&
+		"${t[@]}" class add dev v1 parent 1: classid 1:20 htb rate 10gbit &&
+		"${t[@]}" class add dev v1 parent 1: classid 1:10 \
 			htb rate 50mbit ceil 50mbit &&
-		ip netns exec ns1 tc qdisc add dev v1 parent 1:10 handle 10: "$@"
+		"${t[@]}" qdisc add dev v1 parent 1:10 handle 10: "$@" &&
+		"${t[@]}" filter add dev v1 parent 1: protocol ip prio 1 flower \
+			ip_proto udp dst_port 4791 classid 1:10
 }
 
 qdisc_off() {

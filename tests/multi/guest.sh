@@ -355,19 +355,24 @@ mpi_case 1 16M 33
 mpi_case 2 1M 27
 
 # 8. DCQCN with the bottleneck on B's own NIC: htb at 50 Mbit/s with a RED
-# queue in ECN mode on its egress (B -> A), every ecn/ knob at the
+# queue in ECN mode on its egress (B -> A) for RoCE (UDP 4791; the rest,
+# perftest's TCP exchange and ctl.py's, goes unshaped: a full queue made
+# the tool's exchange fail in a one-guest run), every ecn/ knob at the
 # module's default.  RED marks CE, A's notification point answers with
 # CNPs, B's reaction point handles them, and both QPs of ib_write_bw
 # live to the end of their 8 s.
 red_on() {
 	local n
 	n=$(nic) || return 1
-	tc qdisc replace dev "$n" root handle 1: htb default 10 &&
+	tc qdisc replace dev "$n" root handle 1: htb default 20 &&
+		tc class add dev "$n" parent 1: classid 1:20 htb rate 10gbit &&
 		tc class add dev "$n" parent 1: classid 1:10 htb rate 50mbit \
 			ceil 50mbit &&
 		tc qdisc add dev "$n" parent 1:10 handle 10: red limit 400000 \
 			min 30000 max 90000 avpkt 4200 burst 20 probability 0.1 \
-			bandwidth 50mbit ecn
+			bandwidth 50mbit ecn &&
+		tc filter add dev "$n" parent 1: protocol ip prio 1 flower \
+			ip_proto udp dst_port 4791 classid 1:10
 }
 red_marked() {
 	tc -s qdisc show dev "$(nic)" | awk '/qdisc red/ { r = 1 }
