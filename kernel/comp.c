@@ -118,9 +118,21 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
 
 	lockdep_assert_held(&req->lock);
+	/*
+	 * A go-back-N follows (the flight becomes 0): a window still
+	 * shrinking after a refusal (sroce_comp_local_drop()) is at its
+	 * target at once, or the whole of it would go again in one burst.
+	 */
+	if (req->win_shrink) {
+		req->win = req->ssthresh;
+		req->win_shrink = false;
+	}
 	if (!timeout && req->in_recovery &&
 	    sroce_psn_before(req->una_psn, req->recover_psn))
 		return;
+	/* Only refused packets outstanding: halve the window, as they do. */
+	if (!flight)
+		flight = req->win;
 	if (timeout && !req->rto_undo) {
 		req->rto_undo = true;
 		req->win_undo = req->win;
@@ -162,10 +174,16 @@ static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
 	req->rto_undo = false;
 	if (req->win_shrink) {
 		/* One packet may follow for each two acknowledged. */
-		u32 dec = min(DIV_ROUND_UP(acked, 2), req->win - req->ssthresh);
+		u32 dec;
 
+		req->win_acc += acked;
+		dec = min(req->win_acc / 2, req->win - req->ssthresh);
+		req->win_acc -= 2 * dec;
 		req->win -= dec;
-		req->win_shrink = req->win > req->ssthresh;
+		if (req->win <= req->ssthresh) {
+			req->win_shrink = false;
+			req->win_acc = 0;
+		}
 		return;
 	}
 	if (req->win >= SROCE_REQ_WINDOW)
@@ -194,6 +212,15 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 	lockdep_assert_held(&req->lock);
 	sroce_cc_rtt_acked(qp, &qp->cc, req->una_psn);
 	sroce_comp_win_grow(qp, acked);
+	/*
+	 * Recovery ends with what was sent before its cut acknowledged; left
+	 * set, PSN arithmetic would see una "before" recover_psn again 2^23
+	 * PSNs later, and skip every cut for as long.
+	 */
+	if (req->in_recovery &&
+	    !sroce_psn_before(req->una_psn, req->recover_psn))
+		req->in_recovery = false;
+	req->tx_refused = false; /* a new period: one more only if again */
 	req->retries_left = req->retry_cnt;
 	req->backoff = 0;
 	req->seq_retry_armed = false;
@@ -210,9 +237,12 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	bool refused;
 
 	spin_lock_bh(&req->lock);
-	/* A packet the local queue refused counts as outstanding. */
+	/*
+	 * A packet the local queue refused counts as outstanding until one
+	 * transmit succeeds (hold_shift 0), the hold over or not.
+	 */
 	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
-	    req->rnr_wait || (req->psn == req->una_psn && !req->tx_held) ||
+	    req->rnr_wait || (req->psn == req->una_psn && !req->hold_shift) ||
 	    req->retrans_idle) {
 		sroce_req_unlock(qp);
 		return;
@@ -382,6 +412,7 @@ void sroce_comp_local_drop(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
+	unsigned long hold;
 
 	lockdep_assert_held(&req->lock);
 	if (!req->hold_shift &&
@@ -398,8 +429,13 @@ void sroce_comp_local_drop(struct sroce_qp *qp)
 	sroce_comp_arm_retrans(qp);
 	req->tx_refused = true;
 	req->tx_held = true;
+	/* At most half a timeout: a period holds at least two tries. */
+	hold = 1UL << req->hold_shift;
+	if (req->timeout_jiffies)
+		hold = clamp_t(unsigned long, req->timeout_jiffies / 2, 1,
+			       hold);
 	if (!timer_pending(&req->hold_timer))
-		mod_timer(&req->hold_timer, jiffies + (1UL << req->hold_shift));
+		mod_timer(&req->hold_timer, jiffies + hold);
 	if (req->hold_shift < SROCE_REQ_HOLD_SHIFT_MAX)
 		req->hold_shift++;
 }

@@ -21,7 +21,7 @@ void sroce_comp_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_comp_timers_setup(struct sroce_qp *qp);
 /*
  * The local queue refused the packet at req.psn, taken back: cut the
- * window and hold the requester for SROCE_REQ_HOLD_JIFFIES (RC).
+ * window and hold the requester for a tick or more (RC; req.h).
  */
 void sroce_comp_local_drop(struct sroce_qp *qp);
 /* A request packet went out: make sure the retransmit timer runs. */
