@@ -477,13 +477,17 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 /*
  * May the WQE at req.next go out in batches from here?  RC and UC SEND
  * and WRITE messages with at least two packets left, while no rate limit
- * paces the QP (a batch leaves at once).
+ * paces the QP (a batch leaves at once), and not right after the local
+ * queue refused something (req.hold_shift): one packet first, which
+ * fits where a batch may never (a byte limit below a batch's size).
  */
 static bool sroce_req_batch_ok(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	enum ib_qp_type t = qp->init.qp_type;
 
 	if (t != IB_QPT_RC && t != IB_QPT_UC)
+		return false;
+	if (qp->req.hold_shift)
 		return false;
 	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode))
 		return false;
