@@ -28,9 +28,9 @@ TMO=$((120 * slow))
 # packets, about 17.5 KB at IB MTU 1024), so every batch is refused and
 # the packets that follow a refusal go one at a time (req_pkt.c).
 if debug_kernel; then
-	FIFO=12000 RED="limit 12000 min 3000 max 9000"
+	FIFO=12000 RED="limit 12000 min 3000 max 9000 avpkt 1000 burst 5"
 else
-	FIFO=200000 RED="limit 400000 min 30000 max 90000"
+	FIFO=200000 RED="limit 400000 min 30000 max 90000 avpkt 4200 burst 20"
 fi
 
 ktap_begin 18 "RC with the sender's own transmit queue full"
@@ -128,7 +128,7 @@ fi
 snap
 # shellcheck disable=SC2086 # RED's limits are words
 if ktap_check "htb 50 Mbit/s + RED (ECN, $RED) on v1" qdisc_on \
-	red $RED avpkt 4200 burst 20 probability 0.1 bandwidth 50mbit ecn; then
+	red $RED probability 0.1 bandwidth 50mbit ecn; then
 	writebw "red"
 	refusals "red"
 else
