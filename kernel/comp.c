@@ -877,10 +877,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 		sroce_req_unlock(qp);
 		return;
 	}
-	del_timer(&req->retrans_timer);
-	del_timer(&req->rnr_timer);
-	del_timer(&req->tail_timer);
-	del_timer(&req->hold_timer);
+	sroce_req_timers_del(req, false);
 	req->rnr_wait = false;
 	req->tx_held = false;
 	/* Pull in everything posted, header only: wr_id and opcode. */

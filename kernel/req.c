@@ -108,6 +108,24 @@ static u32 sroce_req_timeout_jiffies(u8 timeout)
 }
 
 /*
+ * Every timer of the SEND side (comp.c): deleted, or with @sync also
+ * waited for (not under req.lock: the callbacks take it).
+ */
+void sroce_req_timers_del(struct sroce_req *req, bool sync)
+{
+	struct timer_list *t[] = { &req->retrans_timer, &req->rnr_timer,
+				   &req->tail_timer, &req->hold_timer };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		if (sync)
+			del_timer_sync(t[i]);
+		else
+			del_timer(t[i]);
+	}
+}
+
+/*
  * RESET empties the send queue (IBA 10.3.1.1): the ring and the cursors
  * together, under req.lock, so the requester never sees one without the
  * other.  A user ring restarts at the user's prod, whatever it is (the
@@ -142,10 +160,7 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->error = false;
 	req->err_moved = false;
 	req->seq_retry_armed = false;
-	del_timer(&req->retrans_timer);
-	del_timer(&req->rnr_timer);
-	del_timer(&req->tail_timer);
-	del_timer(&req->hold_timer);
+	sroce_req_timers_del(req, false);
 	/* Rate and RTT probe: those of a new QP (req.lock -> cc.lock). */
 	sroce_cc_qp_reset(qp);
 }
@@ -667,10 +682,7 @@ void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RETRIES_EXCEEDED);
 	else if (st == IB_WC_RNR_RETRY_EXC_ERR)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_RNR_RETRIES_EXCEEDED);
-	del_timer(&req->retrans_timer);
-	del_timer(&req->rnr_timer);
-	del_timer(&req->tail_timer);
-	del_timer(&req->hold_timer);
+	sroce_req_timers_del(req, false);
 }
 
 void sroce_req_stop(struct sroce_qp *qp)
@@ -680,14 +692,8 @@ void sroce_req_stop(struct sroce_qp *qp)
 	spin_lock_bh(&req->lock);
 	req->stopped = true;
 	spin_unlock_bh(&req->lock);
-	del_timer_sync(&req->retrans_timer);
-	del_timer_sync(&req->rnr_timer);
-	del_timer_sync(&req->tail_timer);
-	del_timer_sync(&req->hold_timer);
+	sroce_req_timers_del(req, true);
 	sroce_task_cancel(qp);
 	/* A timer that ran before stopped was seen may have re-armed. */
-	del_timer_sync(&req->retrans_timer);
-	del_timer_sync(&req->rnr_timer);
-	del_timer_sync(&req->tail_timer);
-	del_timer_sync(&req->hold_timer);
+	sroce_req_timers_del(req, true);
 }

@@ -308,6 +308,8 @@ int sroce_req_post_kernel(struct sroce_qp *qp, const struct ib_send_wr *wr,
  */
 struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx);
 void sroce_req_retry(struct sroce_qp *qp, u32 psn);
+/* Delete the SEND side's timers; @sync waits for running callbacks. */
+void sroce_req_timers_del(struct sroce_req *req, bool sync);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
 void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st);
 void sroce_req_post_cqes(struct sroce_qp *qp);
