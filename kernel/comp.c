@@ -157,6 +157,8 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 {
 	struct sroce_req *req = &qp->req;
 
+	lockdep_assert_held(&req->lock);
+
 	if (!req->rto_undo || !sroce_psn_after(una, req->psn))
 		return;
 	req->rto_undo = false;
@@ -169,6 +171,8 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
 {
 	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
 
 	/* Only the first ACK after a timeout may show it was spurious. */
 	req->rto_undo = false;
@@ -476,6 +480,8 @@ static void sroce_comp_gap(struct sroce_qp *qp, u32 psn, bool implied)
 {
 	struct sroce_req *req = &qp->req;
 
+	lockdep_assert_held(&req->lock);
+
 	if (req->seq_retry_armed && req->seq_retry_psn == psn)
 		return;
 	if (implied)
@@ -580,6 +586,8 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syn)
 	struct sroce_req *req = &qp->req;
 	u8 val = sroce_aeth_syn_value(syn);
 
+	lockdep_assert_held(&req->lock);
+
 	switch (sroce_aeth_syn_type(syn)) {
 	case SROCE_AETH_ACK:
 		sroce_comp_ack_upto(qp, psn);
@@ -633,6 +641,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	u64 off;
 	u32 want;
 
+	lockdep_assert_held(&req->lock);
+
 	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
 		return;
 	if (!sroce_comp_sent(qp, req->done))
@@ -683,6 +693,8 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_swqe *swqe;
 	struct sroce_sge *sge;
 	u64 orig;
+
+	lockdep_assert_held(&req->lock);
 
 	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
 		return;

@@ -140,6 +140,8 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	struct sroce_req *req = &qp->req;
 	u32 npkts = sroce_req_npkts(qp, swqe);
 
+	lockdep_assert_held(&req->lock);
+
 	swqe->first_psn = req->psn;
 	swqe->last_psn = sroce_psn_add(req->psn, npkts - 1);
 	swqe->rd_psn = req->psn;
@@ -150,6 +152,7 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 /* req.psn moved on: the newest PSN ever sent may have too (RC). */
 static void sroce_req_psn_moved(struct sroce_req *req)
 {
+	lockdep_assert_held(&req->lock);
 	if (sroce_psn_after(req->psn, req->psn_max))
 		req->psn_max = req->psn;
 }
@@ -343,6 +346,8 @@ static bool sroce_req_refused(struct sroce_qp *qp, struct sroce_swqe *swqe,
 {
 	struct sroce_req *req = &qp->req;
 
+	lockdep_assert_held(&req->lock);
+
 	if (err != NET_XMIT_DROP || qp->init.qp_type != IB_QPT_RC)
 		return false;
 	req->psn = u->psn;
@@ -374,6 +379,8 @@ static void sroce_req_after_xmit(struct sroce_qp *qp, bool last, bool ackreq)
 {
 	struct sroce_req *req = &qp->req;
 	bool rc = qp->init.qp_type == IB_QPT_RC;
+
+	lockdep_assert_held(&req->lock);
 
 	req->hold_shift = 0; /* the local queue took it */
 	if (rc) {
@@ -484,6 +491,8 @@ int sroce_req_send_one(struct sroce_qp *qp, struct sroce_swqe *swqe)
 static bool sroce_req_batch_ok(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	enum ib_qp_type t = qp->init.qp_type;
+
+	lockdep_assert_held(&qp->req.lock);
 
 	if (t != IB_QPT_RC && t != IB_QPT_UC)
 		return false;

@@ -51,6 +51,20 @@ static struct sroce_resp_rd *sroce_rd_entry(struct sroce_resp *r, u32 idx)
 }
 
 /*
+ * The history's order (resp.h): rd_send <= rd_stop <= rd_head, modulo
+ * 2^32, all within the SROCE_RESP_RD_SLOTS newest entries written.  A
+ * break would send a response from a slot already reused for another
+ * request.
+ */
+static void sroce_rd_check(struct sroce_resp *r)
+{
+	lockdep_assert_held(&r->lock);
+	WARN_ON_ONCE(r->rd_count > SROCE_RESP_RD_SLOTS ||
+		     r->rd_stop - r->rd_send > r->rd_head - r->rd_send ||
+		     r->rd_head - r->rd_send > r->rd_count);
+}
+
+/*
  * A READ/atomic in sequence: the requester sent every earlier request
  * again after its go-back-N, and asked again for each entry it still
  * needed.  With nothing due, what the history still owes (rd_stop to
@@ -62,6 +76,7 @@ static struct sroce_resp_rd *sroce_rd_entry(struct sroce_resp *r, u32 idx)
  */
 static void sroce_rd_in_sequence(struct sroce_resp *r)
 {
+	lockdep_assert_held(&r->lock);
 	if (r->rd_send == r->rd_stop)
 		sroce_resp_rd_settle(r);
 }
@@ -74,6 +89,7 @@ static bool sroce_rd_room(struct sroce_resp_ctx *c)
 {
 	struct sroce_resp *r = &c->qp->resp;
 
+	lockdep_assert_held(&r->lock);
 	return r->rd_head - r->rd_send < c->max_dest_rd;
 }
 
@@ -81,6 +97,7 @@ static struct sroce_resp_rd *sroce_rd_new(struct sroce_resp *r)
 {
 	struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_head);
 
+	lockdep_assert_held(&r->lock);
 	r->rd_head++;
 	/* In sequence: whatever the history owes is due again. */
 	r->rd_stop = r->rd_head;
@@ -309,8 +326,7 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 	int err;
 	u8 syn;
 
-	lockdep_assert_held(&r->lock);
-
+	sroce_rd_check(r);
 	while (r->rd_send != r->rd_stop) {
 		struct sroce_resp_rd *e = sroce_rd_entry(r, r->rd_send);
 

@@ -13,7 +13,8 @@
 # seconds: both skip in the suite's guest, which has a qemu64 CPU and no
 # NIC.  Each guest's summary line is added to the caller's pass, fail and
 # skip.  With SROCE_DEADLINE (epoch seconds) set, a guest of its own that
-# would end after it is skipped, by name.
+# would end after it is skipped, by name.  With SROCE_SUITE_GUESTS=N (N > 1)
+# the suite's files run in N guests at once (split_guests).
 
 # own_guest_wanted FILE [t-NAME...]: FILE runs in its own guest this time.
 own_guest_wanted() {
@@ -38,6 +39,54 @@ own_guest() {
 	summary_add "$who" "$f (own guest: $*)" "${PIPESTATUS[0]}" "$log"
 }
 
+# split_guests WHO RESULTS TIMEOUT [VM-RUN OPTION...] -- [t-NAME...]: the
+# files (none: every file but t-crc and t-virtio, which need guests of
+# their own) dealt out to SROCE_SUITE_GUESTS guests booted at once, one
+# file to each in turn in the order of tests/integration (each guest's
+# results in RESULTS/gN).  For a slow kernel whose files wait more than
+# they compute (the debug kernel): on 2 cores two guests end the suite
+# sooner than one.  Each guest's summary line is added as suite_guests
+# adds its one.
+split_guests() {
+	local who=$1 res=$2 tmo=$3 n=$SROCE_SUITE_GUESTS
+	local opts=() files=() shard=() pids=() f i j
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	if [ $# -gt 0 ]; then
+		files=("$@")
+	else
+		for f in tests/integration/t-*.sh; do
+			f=${f##*/}
+			f=${f%.sh}
+			[[ $f == t-crc || $f == t-virtio ]] || files+=("$f")
+		done
+	fi
+	for ((i = 0; i < n; i++)); do
+		shard=()
+		for ((j = i; j < ${#files[@]}; j += n)); do
+			shard+=("${files[j]}")
+		done
+		[ ${#shard[@]} -gt 0 ] || continue
+		mkdir -p "$res/g$i"
+		echo "$who: guest g$i runs ${shard[*]}"
+		tests/vm/vm-run "${opts[@]}" --timeout "$tmo" \
+			--results "$res/g$i" --keep-log "$res/g$i/console.log" -- \
+			tests/integration/run.sh "${shard[@]}" \
+			>"$res/g$i/run.log" 2>&1 &
+		pids[i]=$!
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[i]}"
+		summary_add "$who" "integration tests, guest g$i" $? \
+			"$res/g$i/run.log"
+		sed "s/^/g$i: /" "$res/g$i/run.log"
+	done
+}
+
 suite_guests() {
 	local who=$1 res=$2 tmo=$3 own_tmo=$4
 	local opts=() log start
@@ -51,10 +100,14 @@ suite_guests() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	start=$(date +%s)
-	tests/vm/vm-run "${opts[@]}" --timeout "$tmo" --results "$res" \
-		--keep-log "$res/console.log" -- \
-		tests/integration/run.sh "$@" 2>&1 | tee "$log"
-	summary_add "$who" "integration tests" "${PIPESTATUS[0]}" "$log"
+	if [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
+		split_guests "$who" "$res" "$tmo" "${opts[@]}" -- "$@"
+	else
+		tests/vm/vm-run "${opts[@]}" --timeout "$tmo" --results "$res" \
+			--keep-log "$res/console.log" -- \
+			tests/integration/run.sh "$@" 2>&1 | tee "$log"
+		summary_add "$who" "integration tests" "${PIPESTATUS[0]}" "$log"
+	fi
 	echo "$who: the suite's guest ran $(($(date +%s) - start)) s"
 	# t-crc: a CPU with PCLMULQDQ (and the SSE4.1 that crc32-pclmul also
 	# uses), so that both CRC implementations are compared.
