@@ -6,7 +6,8 @@
 # hung-task detectors; tests/vm/debug.config), built once and cached by
 # scripts/debug-kernel.sh.  Ends with ONE line "N passed, N failed".
 #
-#   scripts/check-debug.sh               every integration file
+#   scripts/check-debug.sh               every integration file (in two
+#                                        guests at once)
 #   scripts/check-debug.sh --ci          the subset CI runs (below)
 #   scripts/check-debug.sh t-link ...    these files
 #
@@ -41,10 +42,24 @@ cd "$top" || exit 2
 ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-faults
 	t-nvmeof t-mcast t-link t-queues t-kconsumer t-hostile t-peer t-pktfuzz)
 
+# Every file (no names given) runs in two guests at once
+# (SROCE_SUITE_GUESTS, scripts/guests.sh), balanced by the files' times
+# measured on the debug kernel (seconds, rounded; 300 for one not listed).
+suite_guests=1
 if [ "${1:-}" = --ci ]; then
 	shift
 	set -- "${ci_files[@]}"
+elif [ $# -eq 0 ]; then
+	suite_guests=2
 fi
+export SROCE_SUITE_GUESTS=${SROCE_SUITE_GUESTS:-$suite_guests}
+export SROCE_SUITE_WEIGHTS="t-rdmacm:3500 t-txq:1300 t-faults:1200
+	t-pfc:1000 t-config:1000 t-pingpong:650 t-mcast:600 t-ucx:600
+	t-cc:550 t-datapath:500 t-pfc-incast:500 t-limits:450 t-nvmeof:450
+	t-hostile:400 t-monitor:350 t-pyverbs:350 t-link:300 t-cc-incast:300
+	t-soak:300 t-pktfuzz:250 t-netdev:220 t-inval:210 t-cc-interop:200
+	t-interop:160 t-resp:140 t-rxq:120 t-peer:100 t-queues:100 t-race:80
+	t-devinfo:70 t-kconsumer:50"
 
 fail() {
 	echo "check-debug: $*"

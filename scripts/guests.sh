@@ -41,15 +41,17 @@ own_guest() {
 
 # split_guests WHO RESULTS TIMEOUT [VM-RUN OPTION...] -- [t-NAME...]: the
 # files (none: every file but t-crc and t-virtio, which need guests of
-# their own) dealt out to SROCE_SUITE_GUESTS guests booted at once, one
-# file to each in turn in the order of tests/integration (each guest's
-# results in RESULTS/gN).  For a slow kernel whose files wait more than
-# they compute (the debug kernel): on 2 cores two guests end the suite
-# sooner than one.  Each guest's summary line is added as suite_guests
-# adds its one.
+# their own) dealt out to SROCE_SUITE_GUESTS guests booted at once (each
+# guest's results in RESULTS/gN).  For a slow kernel whose files wait more
+# than they compute (the debug kernel): on 2 cores two guests end the
+# suite sooner than one.  SROCE_SUITE_WEIGHTS ("t-NAME:SECONDS ...", the
+# caller's measured file times; 300 for a file not listed) balances
+# them: the longest file first, each to the guest with the least time so
+# far.  Each guest's summary line is added as suite_guests adds its one.
 split_guests() {
 	local who=$1 res=$2 tmo=$3 n=$SROCE_SUITE_GUESTS
-	local opts=() files=() shard=() pids=() f i j
+	local opts=() files=() load=() shard=() pids=() f w i min
+	local -A weight=()
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		opts+=("$1")
@@ -65,17 +67,31 @@ split_guests() {
 			[[ $f == t-crc || $f == t-virtio ]] || files+=("$f")
 		done
 	fi
+	for w in ${SROCE_SUITE_WEIGHTS:-}; do
+		weight[${w%%:*}]=${w#*:}
+	done
 	for ((i = 0; i < n; i++)); do
-		shard=()
-		for ((j = i; j < ${#files[@]}; j += n)); do
-			shard+=("${files[j]}")
+		load[i]=0
+		shard[i]=
+	done
+	while read -r w f; do
+		min=0
+		for ((i = 1; i < n; i++)); do
+			[ "${load[i]}" -lt "${load[min]}" ] && min=$i
 		done
-		[ ${#shard[@]} -gt 0 ] || continue
+		load[min]=$((load[min] + w))
+		shard[min]+=" $f"
+	done < <(for f in "${files[@]}"; do
+		echo "${weight[$f]:-300} $f"
+	done | sort -k1,1nr -k2,2)
+	for ((i = 0; i < n; i++)); do
+		[ -n "${shard[i]}" ] || continue
 		mkdir -p "$res/g$i"
-		echo "$who: guest g$i runs ${shard[*]}"
+		echo "$who: guest g$i runs${shard[i]} (about ${load[i]} s)"
+		# shellcheck disable=SC2086 # shard[i]: file names, no spaces
 		tests/vm/vm-run "${opts[@]}" --timeout "$tmo" \
 			--results "$res/g$i" --keep-log "$res/g$i/console.log" -- \
-			tests/integration/run.sh "${shard[@]}" \
+			tests/integration/run.sh ${shard[i]} \
 			>"$res/g$i/run.log" 2>&1 &
 		pids[i]=$!
 	done
