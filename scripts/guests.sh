@@ -68,6 +68,12 @@ split_guests() {
 		done
 	fi
 	for w in ${SROCE_SUITE_WEIGHTS:-}; do
+		if ! [[ $w =~ ^t-[a-z0-9-]+:[0-9]+$ ]]; then
+			echo "$who: bad SROCE_SUITE_WEIGHTS entry '$w': 1 failure"
+			fail=$((fail + 1))
+			sum_notes+=("$who: bad SROCE_SUITE_WEIGHTS entry '$w'")
+			return
+		fi
 		weight[${w%%:*}]=${w#*:}
 	done
 	for ((i = 0; i < n; i++)); do
@@ -116,15 +122,20 @@ suite_guests() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	start=$(date +%s)
-	if [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
+	if ! [[ ${SROCE_SUITE_GUESTS:-1} =~ ^[1-9][0-9]?$ ]]; then
+		echo "$who: bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS': 1 failure"
+		fail=$((fail + 1))
+		sum_notes+=("$who: bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS'")
+	elif [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
 		split_guests "$who" "$res" "$tmo" "${opts[@]}" -- "$@"
+		echo "$who: the suite's guests ran $(($(date +%s) - start)) s"
 	else
 		tests/vm/vm-run "${opts[@]}" --timeout "$tmo" --results "$res" \
 			--keep-log "$res/console.log" -- \
 			tests/integration/run.sh "$@" 2>&1 | tee "$log"
 		summary_add "$who" "integration tests" "${PIPESTATUS[0]}" "$log"
+		echo "$who: the suite's guest ran $(($(date +%s) - start)) s"
 	fi
-	echo "$who: the suite's guest ran $(($(date +%s) - start)) s"
 	# t-crc: a CPU with PCLMULQDQ (and the SSE4.1 that crc32-pclmul also
 	# uses), so that both CRC implementations are compared.
 	if own_guest_wanted t-crc "$@"; then
