@@ -234,7 +234,8 @@ perf_nonzero() {
 # in the commands stands for it).  When both succeed with an all-zero row
 # (TCG's clock calibration), once more on the next port; only that row is
 # worth a second run, a failure is not repeated.  Succeeds when a run
-# succeeded with a non-zero row; $pair_out and $pair_cout are the last run's.
+# succeeded with a non-zero row; $pair_out and $pair_cout are the last run's
+# ($pair_out then says when both runs printed only zeros).
 perf_pair() {
 	local rc
 	for _ in 1 2; do
@@ -245,6 +246,8 @@ perf_pair() {
 		[ $rc -eq 0 ] || return $rc
 		perf_nonzero "$pair_cout" && return 0
 	done
+	pair_out+="
+(both runs exited 0 with an all-zero result row)"
 	return 1
 }
 

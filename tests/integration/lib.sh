@@ -489,6 +489,17 @@ hw_counter() {
 	echo "${v:-0}"
 }
 
+# counters_set DEV: DEV's port counters that are not 0, "name=value" on
+# one line (for a failure's diagnostics).
+counters_set() {
+	local f v out=
+	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+		read -r v 2>/dev/null <"$f" || continue
+		[ "${v:-0}" != 0 ] && out+=" ${f##*/}=$v"
+	done
+	echo "$1:${out:- none}"
+}
+
 # bridge_hosts_up BRIDGE MTU IPFN HOST...: a Linux bridge BRIDGE in init_net
 # and per HOST a namespace of that name, joined by a veth of MTU (HOST-br on
 # the bridge, eth0 inside) with the address `IPFN HOST`/24 and a sroce

@@ -75,13 +75,15 @@ perftest() {
 	*_lat) args="-s 2 -n 200" ;;
 	*) args="-s 65536 -n 100" ;;
 	esac
-	if perf_pair "$PP_TMO" \
+	# Both sides' last lines on failure (the client's say why).
+	if PAIR_TAIL=12 perf_pair "$PP_TMO" \
 		ns2 "$tool -d sroce2 -x $g2 -p @PORT@ -F $args" \
 		ns1 "$tool -d sroce1 -x $g1 -p @PORT@ -F $args 10.11.0.2"; then
 		diag "$tool $args: $(perf_row "$pair_cout")"
 		ktap_pass "$tool $args"
 	else
-		ktap_fail "$tool $args" "$(tail -n 25 <<<"$pair_out")"
+		ktap_fail "$tool $args" "$pair_out" "$(counters_set sroce1)" \
+			"$(counters_set sroce2)"
 	fi
 }
 
