@@ -45,7 +45,8 @@ ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-faults
 # Every file (no names given) runs in two guests at once
 # (SROCE_SUITE_GUESTS, scripts/guests.sh; set it to 1 for one guest),
 # balanced by the files' times measured on the debug kernel (seconds,
-# rounded; 300 for one not listed).  Named files and --ci run in one
+# rounded; 300 for one not listed; the first 13 from the two-guest run of
+# 2026-12-06, Documentation/testing.rst).  Named files and --ci run in one
 # guest, in the order given (the CI subset's order is its priority).
 if [ "${1:-}" = --ci ]; then
 	shift
@@ -56,13 +57,13 @@ elif [ $# -eq 0 ]; then
 else
 	export SROCE_SUITE_GUESTS=1
 fi
-export SROCE_SUITE_WEIGHTS="t-rdmacm:3500 t-txq:1300 t-faults:1200
-	t-pfc:1000 t-config:1000 t-pingpong:650 t-mcast:600 t-ucx:600
-	t-cc:550 t-datapath:500 t-pfc-incast:500 t-limits:450 t-nvmeof:450
-	t-hostile:400 t-monitor:350 t-pyverbs:350 t-link:300 t-cc-incast:300
-	t-soak:300 t-pktfuzz:250 t-netdev:220 t-inval:210 t-cc-interop:200
-	t-interop:160 t-resp:140 t-rxq:120 t-peer:100 t-queues:100 t-race:80
-	t-devinfo:70 t-kconsumer:50"
+export SROCE_SUITE_WEIGHTS="t-rdmacm:4000 t-config:950 t-pfc:950
+	t-mcast:770 t-ucx:740 t-nvmeof:730 t-pingpong:690 t-datapath:500
+	t-faults:450 t-limits:450 t-monitor:450 t-pfc-incast:420 t-hostile:400
+	t-txq:400 t-pyverbs:350 t-cc:350 t-link:300 t-soak:300 t-cc-incast:280
+	t-pktfuzz:250 t-netdev:220 t-inval:210 t-cc-interop:200 t-interop:160
+	t-resp:140 t-rxq:120 t-peer:100 t-queues:100 t-race:80 t-devinfo:70
+	t-kconsumer:50"
 
 fail() {
 	echo "check-debug: $*"
