@@ -39,9 +39,9 @@ own_guest() {
 	summary_add "$who" "$f (own guest: $*)" "${PIPESTATUS[0]}" "$log"
 }
 
-# split_guests WHO RESULTS TIMEOUT [VM-RUN OPTION...] -- [t-NAME...]: the
-# files (none: every file but t-crc and t-virtio, which need guests of
-# their own) dealt out to SROCE_SUITE_GUESTS guests booted at once (each
+# split_guests WHO RESULTS TIMEOUT [t-NAME...]: called by suite_guests,
+# boots with its vm-run options (its opts).  The files (none: every file
+# but t-crc and t-virtio, which need guests of their own) dealt out to SROCE_SUITE_GUESTS guests booted at once (each
 # guest's results in RESULTS/gN).  For a slow kernel whose files wait more
 # than they compute (the debug kernel): on 2 cores two guests end the
 # suite sooner than one.  SROCE_SUITE_WEIGHTS ("t-NAME:SECONDS ...", the
@@ -50,14 +50,9 @@ own_guest() {
 # far.  Each guest's summary line is added as suite_guests adds its one.
 split_guests() {
 	local who=$1 res=$2 tmo=$3 n=$SROCE_SUITE_GUESTS
-	local opts=() files=() load=() shard=() pids=() f w i min
+	local files=() load=() shard=() pids=() f w i min
 	local -A weight=()
 	shift 3
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		opts+=("$1")
-		shift
-	done
-	[ $# -gt 0 ] && shift
 	if [ $# -gt 0 ]; then
 		files=("$@")
 	else
@@ -127,7 +122,7 @@ suite_guests() {
 		fail=$((fail + 1))
 		sum_notes+=("$who: bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS'")
 	elif [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
-		split_guests "$who" "$res" "$tmo" "${opts[@]}" -- "$@"
+		split_guests "$who" "$res" "$tmo" "$@"
 		echo "$who: the suite's guests ran $(($(date +%s) - start)) s"
 	else
 		tests/vm/vm-run "${opts[@]}" --timeout "$tmo" --results "$res" \
