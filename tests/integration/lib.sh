@@ -494,6 +494,7 @@ hw_counter() {
 counters_set() {
 	local f v out=
 	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+		[ "${f##*/}" = lifespan ] && continue # ib_core's, not a count
 		read -r v 2>/dev/null <"$f" || continue
 		[ "${v:-0}" != 0 ] && out+=" ${f##*/}=$v"
 	done
