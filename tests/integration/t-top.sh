@@ -190,7 +190,9 @@ ktap_result "loss: no other counter flagged (no CNP, ECN, pause, drop)" \
 	"$([ -z "$out" ]; echo $?)" "$out"
 out=$(grep -E '^qp sroce[12] [0-9]+ RC RTS ' "$T/loss.json.chk")
 ktap_result "loss: an RC QP in RTS with a send PSN rate" \
-	"$([ -n "$out" ]; echo $?)" "$(tail -n 3 "$T/loss.json" | head -c 800)"
+	"$([ -n "$out" ]; echo $?)" "reports: $(wc -l <"$T/loss.json")" \
+	"$(grep '^qp ' "$T/loss.json.chk" | head -n 8)" \
+	"$(tail -n 1 "$T/loss.json" | head -c 400)"
 ktap_result "loss: text --color always: req_retransmits in red with !" \
 	"$(grep -q $'^\033\\[1;31m! req_retransmits ' "$T/loss.txt"; echo $?)" \
 	"$(grep -m 5 req_retransmits "$T/loss.txt" | cat -v)"
