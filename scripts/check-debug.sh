@@ -46,8 +46,9 @@ ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-faults
 # (SROCE_SUITE_GUESTS, scripts/guests.sh; set it to 1 for one guest),
 # balanced by the files' times measured on the debug kernel (seconds,
 # rounded; 300 for one not listed; those the two-guest run of 2026-12-06
-# measured are its times, Documentation/testing.rst; the others older).  Named files and --ci run in one
-# guest, in the order given (the CI subset's order is its priority).
+# measured are its times, Documentation/testing.rst; the others older).
+# Named files and --ci run in one guest, in the order given (the CI
+# subset's order is its priority).
 if [ "${1:-}" = --ci ]; then
 	shift
 	set -- "${ci_files[@]}"

@@ -41,8 +41,9 @@ own_guest() {
 
 # split_guests WHO RESULTS TIMEOUT [t-NAME...]: called by suite_guests,
 # boots with its vm-run options (its opts).  The files (none: every file
-# but t-crc and t-virtio, which need guests of their own) dealt out to SROCE_SUITE_GUESTS guests booted at once (each
-# guest's results in RESULTS/gN).  For a slow kernel whose files wait more
+# but t-crc and t-virtio, which need guests of their own) dealt out to
+# SROCE_SUITE_GUESTS guests booted at once (each guest's results in
+# RESULTS/gN).  For a slow kernel whose files wait more
 # than they compute (the debug kernel): on 2 cores two guests end the
 # suite sooner than one.  SROCE_SUITE_WEIGHTS ("t-NAME:SECONDS ...", the
 # caller's measured file times; 300 for a file not listed) balances
@@ -64,9 +65,7 @@ split_guests() {
 	fi
 	for w in ${SROCE_SUITE_WEIGHTS:-}; do
 		if ! [[ $w =~ ^t-[a-z0-9-]+:[0-9]+$ ]]; then
-			echo "$who: bad SROCE_SUITE_WEIGHTS entry '$w': 1 failure"
-			fail=$((fail + 1))
-			sum_notes+=("$who: bad SROCE_SUITE_WEIGHTS entry '$w'")
+			summary_fail "$who" "bad SROCE_SUITE_WEIGHTS entry '$w'"
 			return
 		fi
 		weight[${w%%:*}]=${w#*:}
@@ -118,9 +117,7 @@ suite_guests() {
 	mkdir -p "$res"
 	start=$(date +%s)
 	if ! [[ ${SROCE_SUITE_GUESTS:-1} =~ ^[1-9][0-9]?$ ]]; then
-		echo "$who: bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS': 1 failure"
-		fail=$((fail + 1))
-		sum_notes+=("$who: bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS'")
+		summary_fail "$who" "bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS'"
 	elif [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
 		split_guests "$who" "$res" "$tmo" "$@"
 		echo "$who: the suite's guests ran $(($(date +%s) - start)) s"

@@ -16,6 +16,14 @@ summary_read() {
 	sum_skip=${sum_skip:-0}
 }
 
+# summary_fail WHO WHAT: one failure more, said now and kept for
+# summary_notes.
+summary_fail() {
+	echo "$1: $2: 1 failure"
+	fail=$((fail + 1))
+	sum_notes+=("$1: $2")
+}
+
 # summary_add WHO NAME RC FILE: add FILE's summary line to the caller's
 # totals pass, fail and skip (NAME: what ran, RC: its exit status).  No
 # summary line, or a non-zero RC with no failure counted, is one failure
@@ -24,9 +32,7 @@ summary_read() {
 summary_add() {
 	local who=$1 name=$2 rc=$3 file=$4 line
 	if ! summary_read "$file"; then
-		echo "$who: $name: no summary line (exit $rc): 1 failure"
-		fail=$((fail + 1))
-		sum_notes+=("$who: $name: no summary line (exit $rc)")
+		summary_fail "$who" "$name: no summary line (exit $rc)"
 		line=$(grep -a '# Subtest: ' "$file" | tail -n 1)
 		[ -n "$line" ] && sum_notes+=("  the last file begun:${line##*#}")
 		line=$(grep -a '^vm-run: ' "$file" | tail -n 1 | cut -c 1-160)
@@ -46,9 +52,7 @@ summary_add() {
 		done < <(grep -aE '^ *not ok ' "$file" | head -n 12 | cut -c 1-160)
 	fi
 	if [ "$rc" -ne 0 ] && [ "$sum_fail" -eq 0 ]; then
-		echo "$who: $name: exit status $rc with no failed test: 1 failure"
-		fail=$((fail + 1))
-		sum_notes+=("$who: $name: exit status $rc with no failed test")
+		summary_fail "$who" "$name: exit status $rc with no failed test"
 	fi
 }
 
