@@ -58,7 +58,7 @@ elif [ $# -eq 0 ]; then
 else
 	export SROCE_SUITE_GUESTS=1
 fi
-export SROCE_SUITE_WEIGHTS="t-rdmacm:4000 t-config:950 t-pfc:950
+export SROCE_SUITE_WEIGHTS="t-rdmacm:1700 t-config:950 t-pfc:950
 	t-mcast:770 t-ucx:740 t-nvmeof:730 t-pingpong:690 t-faults:450
 	t-limits:450 t-monitor:450 t-pfc-incast:420 t-hostile:400 t-txq:400
 	t-datapath:350 t-pyverbs:350 t-cc:350 t-link:300 t-soak:300
