@@ -112,6 +112,24 @@ void sroce_comp_arm_retrans(struct sroce_qp *qp)
  * let it grow by what they acknowledge up to ssthresh, then by one per
  * window.  A QP that loses nothing keeps SROCE_REQ_WINDOW.
  */
+/*
+ * In recovery: una has not yet reached what was sent before the last cut,
+ * and a loss of those packets is part of the loss already answered.
+ */
+static bool sroce_comp_recovering(const struct sroce_req *req)
+{
+	return req->in_recovery &&
+	       sroce_psn_before(req->una_psn, req->recover_psn);
+}
+
+/* A cut: the next may come only after everything sent until now. */
+static void sroce_comp_recovery_start(struct sroce_req *req)
+{
+	req->win_acc = 0;
+	req->recover_psn = req->psn_max;
+	req->in_recovery = true;
+}
+
 static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 {
 	struct sroce_req *req = &qp->req;
@@ -127,8 +145,7 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 		req->win = req->ssthresh;
 		req->win_shrink = false;
 	}
-	if (!timeout && req->in_recovery &&
-	    sroce_psn_before(req->una_psn, req->recover_psn))
+	if (!timeout && sroce_comp_recovering(req))
 		return;
 	/* Only refused packets outstanding: halve the window, as they do. */
 	if (!flight)
@@ -141,9 +158,7 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	req->ssthresh = max_t(u32, flight / 2, SROCE_REQ_WINDOW_LOSS_MIN);
 	req->win = timeout ? SROCE_REQ_WINDOW_MIN : req->ssthresh;
 	req->win_shrink = false;
-	req->win_acc = 0;
-	req->recover_psn = req->psn_max;
-	req->in_recovery = true;
+	sroce_comp_recovery_start(req);
 }
 
 /*
@@ -221,8 +236,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 	 * set, PSN arithmetic would see una "before" recover_psn again 2^23
 	 * PSNs later, and skip every cut for as long.
 	 */
-	if (req->in_recovery &&
-	    !sroce_psn_before(req->una_psn, req->recover_psn))
+	if (!sroce_comp_recovering(req))
 		req->in_recovery = false;
 	req->tx_refused = false; /* a new period: one more only if again */
 	req->retries_left = req->retry_cnt;
@@ -419,16 +433,12 @@ void sroce_comp_local_drop(struct sroce_qp *qp)
 	unsigned long hold;
 
 	lockdep_assert_held(&req->lock);
-	if (!req->hold_shift &&
-	    !(req->in_recovery &&
-	      sroce_psn_before(req->una_psn, req->recover_psn))) {
+	if (!req->hold_shift && !sroce_comp_recovering(req)) {
 		req->ssthresh =
 			max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
 		req->win = max(req->ssthresh, min(flight + 1, req->win));
 		req->win_shrink = req->win > req->ssthresh;
-		req->win_acc = 0;
-		req->recover_psn = req->psn_max;
-		req->in_recovery = true;
+		sroce_comp_recovery_start(req);
 	}
 	sroce_comp_arm_retrans(qp);
 	req->tx_refused = true;
