@@ -122,6 +122,18 @@ static bool sroce_comp_recovering(const struct sroce_req *req)
 	       sroce_psn_before(req->una_psn, req->recover_psn);
 }
 
+/*
+ * PSNs in flight, at most the window (TCP's FlightSize <= cwnd): a READ
+ * takes the PSNs of all its responses at once, and its flight would
+ * otherwise leave the window larger after a cut than before it.
+ */
+static u32 sroce_comp_flight(const struct sroce_req *req)
+{
+	s32 d = sroce_psn_diff(req->psn, req->una_psn);
+
+	return d > 0 ? min_t(u32, d, req->win) : 0;
+}
+
 /* A cut: the next may come only after everything sent until now. */
 static void sroce_comp_recovery_start(struct sroce_req *req)
 {
@@ -133,7 +145,7 @@ static void sroce_comp_recovery_start(struct sroce_req *req)
 static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 {
 	struct sroce_req *req = &qp->req;
-	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
+	u32 flight = sroce_comp_flight(req);
 
 	lockdep_assert_held(&req->lock);
 	/*
@@ -240,6 +252,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 		req->in_recovery = false;
 	req->tx_refused = false; /* a new period: one more only if again */
 	req->retries_left = req->retry_cnt;
+	req->rnr_left = req->rnr_retry; /* counted per request, as rxe does */
 	req->backoff = 0;
 	req->seq_retry_armed = false;
 	if (req->psn == req->una_psn)
@@ -429,7 +442,7 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 void sroce_comp_local_drop(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u32 flight = sroce_psn_diff(req->psn, req->una_psn);
+	u32 flight = sroce_comp_flight(req);
 	unsigned long hold;
 
 	lockdep_assert_held(&req->lock);

@@ -69,6 +69,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_RESP_LOCAL_LENGTH_ERR] = { .name = "resp_local_length_error" },
 	[SROCE_CNT_RESP_INVALID_REQ] = { .name = "resp_invalid_request" },
 	[SROCE_CNT_RESP_UC_DROP] = { .name = "rx_drop_uc_msg" },
+	[SROCE_CNT_RESP_RD_REPLAY_SKIPPED] = { .name = "resp_rd_replay_skipped" },
 	[SROCE_CNT_RESP_ACKS] = { .name = "resp_acks_sent" },
 	[SROCE_CNT_RESP_DELAYED_ACKS] = { .name = "resp_delayed_acks" },
 	[SROCE_CNT_RX_STEERED] = { .name = "rx_steered_pkts" },

@@ -121,6 +121,11 @@ enum sroce_counter {
 	SROCE_CNT_RESP_INVALID_REQ,
 	/* Responder: UC packets of a message with a gap. */
 	SROCE_CNT_RESP_UC_DROP,
+	/*
+	 * Responder: READ/atomic responses not sent again after all: a new
+	 * request showed the requester had them (resp_rd.c).
+	 */
+	SROCE_CNT_RESP_RD_REPLAY_SKIPPED,
 	/* Responder: ACKs and NAKs sent. */
 	SROCE_CNT_RESP_ACKS,
 	/* ACKs of message ends that asked for none, sent by the ack timer. */

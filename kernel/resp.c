@@ -852,6 +852,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 	r->rd_head = 0;
 	r->rd_send = 0;
 	r->rd_stop = 0;
+	r->rd_sent = 0;
 }
 
 void sroce_resp_reset(struct sroce_qp *qp)
@@ -879,6 +880,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	r->rd_send = 0;
 	r->rd_off = 0;
 	r->rd_stop = 0;
+	r->rd_sent = 0;
 	r->ack_pending = false;
 	spin_unlock_irqrestore(&r->lock, flags);
 }

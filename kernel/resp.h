@@ -103,6 +103,11 @@ struct sroce_resp {
 	u32 rd_send; /* entry whose response is being sent */
 	u32 rd_off; /* bytes of rd[rd_send]'s READ already sent */
 	u32 rd_stop; /* first entry not to send now */
+	/*
+	 * First entry not yet sent whole once: those before it only go
+	 * again (rd_send <= rd_sent <= rd_head).
+	 */
+	u32 rd_sent;
 
 	/*
 	 * INT of the newest request that carried a block (kernel/int.c),
@@ -137,6 +142,7 @@ static inline void sroce_resp_rd_settle(struct sroce_resp *r)
 	lockdep_assert_held(&r->lock);
 	r->rd_send = r->rd_head;
 	r->rd_stop = r->rd_head;
+	r->rd_sent = r->rd_head;
 	r->rd_off = 0;
 }
 

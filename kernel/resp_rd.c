@@ -61,6 +61,7 @@ static void sroce_rd_check(struct sroce_resp *r)
 	lockdep_assert_held(&r->lock);
 	WARN_ON_ONCE(r->rd_count > SROCE_RESP_RD_SLOTS ||
 		     r->rd_stop - r->rd_send > r->rd_head - r->rd_send ||
+		     r->rd_sent - r->rd_send > r->rd_head - r->rd_send ||
 		     r->rd_head - r->rd_send > r->rd_count);
 }
 
@@ -84,13 +85,37 @@ static void sroce_rd_in_sequence(struct sroce_resp *r)
 /*
  * Room for one more READ/atomic: at most max_dest_rd_atomic requests may
  * wait for their responses (IBA C9-69: responder resources).
+ *
+ * A requester within that limit that sends a new request has every
+ * response but those of its max_dest_rd_atomic - 1 newest requests
+ * before it.  Older entries still due are responses sent again for a
+ * go-back-N that it then completed from the first ones, which came late:
+ * they go no more (rdma_rxe, too, reuses its oldest resource), or the new
+ * request would get an Invalid Request NAK and both QPs would fail.  An
+ * entry not yet sent whole once cannot be complete there: a new request
+ * beyond it is over the limit.
  */
 static bool sroce_rd_room(struct sroce_resp_ctx *c)
 {
 	struct sroce_resp *r = &c->qp->resp;
+	u32 keep, to;
 
 	lockdep_assert_held(&r->lock);
-	return r->rd_head - r->rd_send < c->max_dest_rd;
+	if (!c->max_dest_rd)
+		return false;
+	keep = c->max_dest_rd - 1;
+	if (r->rd_head - r->rd_send <= keep)
+		return true;
+	to = r->rd_head - keep;
+	if ((s32)(to - r->rd_sent) > 0)
+		return false;
+	sroce_counter_add(c->sdev, SROCE_CNT_RESP_RD_REPLAY_SKIPPED,
+			  to - r->rd_send);
+	r->rd_send = to;
+	r->rd_off = 0;
+	if ((s32)(r->rd_stop - to) < 0)
+		r->rd_stop = to;
+	return true;
 }
 
 static struct sroce_resp_rd *sroce_rd_new(struct sroce_resp *r)
@@ -323,6 +348,7 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 {
 	struct sroce_resp *r = &c->qp->resp;
 	unsigned int budget = SROCE_RESP_RD_BUDGET;
+	u32 psn;
 	int err;
 	u8 syn;
 
@@ -344,8 +370,14 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 			/* The MR went away under a queued READ (IBA 9.7.5.2.4) */
 			sroce_counter_inc(c->sdev,
 					  SROCE_CNT_RESP_REMOTE_ACCESS_ERR);
+			/*
+			 * At the PSN of the response due next: the requester
+			 * takes a NAK only there or before, never behind
+			 * responses it already has.
+			 */
+			psn = sroce_psn_add(e->psn, r->rd_off / c->mtu);
 			syn = sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS_ERR);
-			sroce_resp_send_aeth(c, e->psn, syn);
+			sroce_resp_send_aeth(c, psn, syn);
 			sroce_resp_rd_settle(r);
 			r->ack_pending = false;
 			r->error = true;
@@ -354,6 +386,8 @@ static void sroce_rd_drain(struct sroce_resp_ctx *c)
 		}
 		r->rd_send++;
 		r->rd_off = 0;
+		if ((s32)(r->rd_send - r->rd_sent) > 0)
+			r->rd_sent = r->rd_send;
 	}
 	if (r->ack_pending) {
 		r->ack_pending = false;
@@ -497,6 +531,9 @@ void sroce_resp_rd_replay(struct sroce_resp_ctx *c, struct sk_buff *skb)
 		r->rd_send = idx;
 		r->rd_off = off;
 		r->rd_stop = idx + 1;
+		/* Asked for from beyond what went out once: those are its. */
+		if ((s32)(idx - r->rd_sent) > 0)
+			r->rd_sent = idx;
 		sroce_rd_drain(c);
 		return;
 	}

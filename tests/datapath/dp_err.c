@@ -465,6 +465,47 @@ static int e_rnr_wait(char *err, size_t el)
 	return e_srv_recv(IBV_WC_SUCCESS, 256, seed, err, el);
 }
 
+/*
+ * RNR twice with rnr_retry 1, the first SEND completed in between: the
+ * retry count is per request (IBA C9-141, rdma_rxe), so the second SEND
+ * waits for its receive too.  min_rnr_timer 0 (655 ms): each SEND's
+ * retry comes after its receive is posted.
+ */
+static int e_rnr_twice(char *err, size_t el)
+{
+	struct e_param p = { 0, 14, 7, 1 };
+	uint64_t seed = 0x3a7e5eeeULL;
+	struct ibv_wc wc;
+	struct dp_ans a;
+	int i;
+
+	if (e_pair(E_ALL_ACCESS, &p, err, el))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		uint64_t id = 0x4e3 + (uint64_t)i;
+
+		dp_fill(R->buf, 256, seed + (uint64_t)i);
+		if (e_post(IBV_WR_SEND, id, (uintptr_t)R->buf, 256,
+			   R->mr->lkey, 0, 0, err, el))
+			return -1;
+		if (!e_poll(C.scq, &wc, 300)) {
+			snprintf(err, el,
+				 "SEND %d completed (%s) with no receive posted",
+				 i + 1, ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		if (e_ask(DP_CMD_E_POST_RECV, 256, 0, 0, &a)) {
+			snprintf(err, el, "server: %s", a.msg);
+			return -1;
+		}
+		if (e_expect(id, IBV_WC_SUCCESS, E_WAIT_MS, "SEND", err, el) ||
+		    e_srv_recv(IBV_WC_SUCCESS, 256, seed + (uint64_t)i, err,
+			       el))
+			return -1;
+	}
+	return 0;
+}
+
 /* RNR with rnr_retry 1 and no receive ever: RNR_RETRY_EXC_ERR. */
 static int e_rnr_exc(char *err, size_t el)
 {
@@ -986,6 +1027,7 @@ static const char *const e_names[] = {
 	"unsignaled WRITE, then BIND_MW: the bind completes within 1 s",
 	"READ, then an unsignaled WRITE: both complete",
 	"unsignaled WRITE tail, SQD and back to RTS: SQ slots back within 1 s",
+	"RNR twice, rnr_retry 1, a completion between: both SENDs SUCCESS",
 };
 
 #define E_NCASES ((int)(sizeof(e_names) / sizeof(e_names[0])))
@@ -1045,6 +1087,8 @@ static int e_case(int i, char *err, size_t el)
 		return e_tail_local(err, el);
 	case 20:
 		return e_tail_read(err, el);
+	case 22:
+		return e_rnr_twice(err, el);
 	default:
 		return -1;
 	}

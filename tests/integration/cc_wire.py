@@ -199,6 +199,40 @@ def test_rp(rig):
           n == 2 and 0.003 <= paced < 0.05, (n, paced))
 
 
+def test_read_replay_late(rig):
+    """A duplicate READ A, then at once a new READ B: the requester sent A
+    again after a go-back-N, then completed it from A's first responses,
+    which came late.  With A's responses sent again at 5 Mb/s (a CNP, the
+    knobs of test_rp), B comes while they still go, and max_dest_rd_atomic
+    is 1: B must be answered, not refused (resp_rd.c, sroce_rd_room())."""
+    qp = rig.rc_qp(max_dest_rd=1)
+    q = qp.qp_num
+    n, _ = read_span(rig, qp, 100, 8192)
+    rig.mr.write(bytes((i * 7 + 1) & 0xff for i in range(1024)), 1024, 8192)
+    rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    skip = counter('resp_rd_replay_skipped')
+    rig.wire.drain()
+    rig.send(rc.bth(rc.RC_READ_REQ, q, 100) +
+             rc.reth(rig.mr.buf, rig.mr.rkey, 8192))
+    rig.send(rc.bth(rc.RC_READ_REQ, q, 108) +
+             rc.reth(rig.mr.buf + 8192, rig.mr.rkey, 1024))
+    r = rig.wire.replies(16, timeout=1.0)
+    a = [b['psn'] for b, _ in r if 100 <= b['psn'] < 108]
+    got = [rest[4:] for b, rest in r
+           if b['psn'] == 108 and b['opcode'] == rc.RC_READ_RESP_ONLY]
+    nak = [b for b, _ in r if b['opcode'] == rc.RC_ACK]
+    check('READ A again at 5 Mb/s, then a new READ B at once '
+          '(max_dest_rd_atomic 1): B answered, no NAK',
+          n == 8 and len(got) == 1 and not nak and len(a) < 8,
+          'A first %d, A again %s\n%s' % (n, a, describe(r)))
+    d = counter('resp_rd_replay_skipped') - skip
+    check('... the rest of A not sent again (resp_rd_replay_skipped +1), '
+          'B\'s data intact',
+          d == 1 and got and got[0] == rig.mr.read(1024, 8192), d)
+    qp.close()
+
+
 def write_span(rig, qp, length=8192):
     """RDMA WRITE @length from sroce1's requester: (packets, span s, ok)."""
     want = (length + 1023) // 1024
@@ -530,7 +564,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..31')
+    print('1..33')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -538,6 +572,7 @@ def main():
     test_tx_ecn(rig, qp)
     test_np(rig, qp, ud)
     test_rp(rig)
+    test_read_replay_late(rig)
     test_requester_pacing(rig)
     test_pace_rate(rig)
     test_timely(rig)
