@@ -82,8 +82,8 @@ void sroce_comp_retrans_restart(struct sroce_qp *qp)
 		return;
 	req->retrans_due = jiffies + (req->timeout_jiffies << req->backoff);
 	req->retrans_idle = false;
-	if (!timer_pending(&req->retrans_timer))
-		mod_timer(&req->retrans_timer, req->retrans_due);
+	/* Earlier, never later: a backoff's deadline gives way at once. */
+	timer_reduce(&req->retrans_timer, req->retrans_due);
 }
 
 void sroce_comp_arm_retrans(struct sroce_qp *qp)
@@ -624,6 +624,13 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syn)
 			return;
 		if (val == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_counter_inc(qp->sdev, SROCE_CNT_PACKET_SEQ_ERR);
+			/*
+			 * The packets that followed one RNR NAKed: the RNR
+			 * timer sends them again; a receiver not ready is no
+			 * loss to cut the window for.
+			 */
+			if (req->rnr_wait && psn == req->rnr_psn)
+				return;
 			sroce_comp_win_cut(qp, false);
 			sroce_req_retry(qp, psn);
 			return;
@@ -881,15 +888,14 @@ static void sroce_req_after_unlock_post(struct sroce_qp *qp)
 
 /* ---- flush ---- */
 
-/* ERR: responses that wait in req.backlog are dropped and counted. */
-static void sroce_req_drop_backlog(struct sroce_qp *qp)
+void sroce_comp_drop_backlog(struct sroce_qp *qp)
 {
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&qp->req.lock);
 	while ((skb = skb_dequeue(&qp->req.backlog))) {
 		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
-		kfree_skb(skb);
+		dev_kfree_skb_any(skb);
 	}
 }
 
@@ -954,7 +960,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	 * work that sroce_req_unlock() queues for them would come back to
 	 * this flush for ever (in ERR it runs nothing else).
 	 */
-	sroce_req_drop_backlog(qp);
+	sroce_comp_drop_backlog(qp);
 	sroce_req_unlock(qp);
 	sroce_req_post_cqes(qp);
 }

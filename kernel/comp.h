@@ -28,5 +28,10 @@ void sroce_comp_local_drop(struct sroce_qp *qp);
 void sroce_comp_arm_retrans(struct sroce_qp *qp);
 /* Give the oldest unacknowledged packet a whole timeout from now. */
 void sroce_comp_retrans_restart(struct sroce_qp *qp);
+/*
+ * ERR and RESET: drop the responses that wait in req.backlog, counted
+ * (comp_drop_bad), also with interrupts off.
+ */
+void sroce_comp_drop_backlog(struct sroce_qp *qp);
 
 #endif /* _SROCE_COMP_H */

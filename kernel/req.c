@@ -160,6 +160,8 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->error = false;
 	req->err_moved = false;
 	req->seq_retry_armed = false;
+	/* Responses of the last connection must not meet the next one. */
+	sroce_comp_drop_backlog(qp);
 	sroce_req_timers_del(req, false);
 	/* Rate and RTT probe: those of a new QP (req.lock -> cc.lock). */
 	sroce_cc_qp_reset(qp);
@@ -623,12 +625,18 @@ void sroce_req_retry(struct sroce_qp *qp, u32 psn)
 	swqe = sroce_req_swqe(qp, req->done);
 	if (!swqe->started)
 		return;
+	/* Never before what the peer acknowledged (a NAK at una - 1). */
+	if (sroce_psn_before(psn, req->una_psn))
+		psn = req->una_psn;
 	if (sroce_psn_before(psn, swqe->first_psn) ||
 	    sroce_psn_after(psn, swqe->last_psn))
 		psn = swqe->first_psn;
 	if (sroce_wr_is_rd_atomic(swqe->wqe.opcode)) {
+		/* A READ asks again from its first response missing. */
 		if (swqe->wqe.opcode != SROCE_WR_RDMA_READ)
 			psn = swqe->first_psn;
+		else if (sroce_psn_after(psn, swqe->rd_psn))
+			psn = swqe->rd_psn;
 		swqe->rd_psn = psn;
 	}
 	swqe->sent = min_t(u64,
