@@ -21,9 +21,11 @@ import struct
 
 import pyverbs.enums as e
 import roce_craft as rc
+from pyverbs.mr import MR
 from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, SendWR
-from resp_wire import Rig, attr, check, counter, describe, finish, poll
+from resp_wire import (Rig, attr, check, counter, describe, finish,
+                       is_ack, poll)
 
 PEER_QPN = 0xabc
 
@@ -230,6 +232,33 @@ def test_read_replay_late(rig):
     check('... the rest of A not sent again (resp_rd_replay_skipped +1), '
           'B\'s data intact',
           d == 1 and got and got[0] == rig.mr.read(1024, 8192), d)
+    qp.close()
+
+
+def test_read_mr_gone(rig):
+    """The MR of a READ deregistered while its responses still go (paced
+    at 5 Mb/s): a remote access NAK at the PSN of the response due next,
+    which the requester can take, not at the READ's first PSN, behind
+    responses it already has (resp_rd.c, sroce_rd_drain())."""
+    mr = MR(rig.pd, 16384, e.IBV_ACCESS_LOCAL_WRITE |
+            e.IBV_ACCESS_REMOTE_READ)
+    qp = rig.rc_qp()
+    q = qp.qp_num
+    rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+    time.sleep(0.2)
+    rig.wire.drain()
+    rig.send(rc.bth(rc.RC_READ_REQ, q, 100) + rc.reth(mr.buf, mr.rkey, 16384))
+    r = rig.wire.replies(1, timeout=2.0)
+    mr.close()
+    r += rig.wire.replies(17, timeout=1.0)
+    resp = [b for b, _ in r if b['opcode'] in (
+        rc.RC_READ_RESP_FIRST, rc.RC_READ_RESP_MIDDLE, rc.RC_READ_RESP_LAST)]
+    nak = [(b, rest) for b, rest in r if b['opcode'] == rc.RC_ACK]
+    check('READ\'s MR deregistered mid-way: remote access NAK at the '
+          'next PSN due',
+          0 < len(resp) < 16 and len(nak) == 1 and
+          is_ack(nak, 100 + len(resp), 3, 2),
+          '%d responses\n%s' % (len(resp), describe(nak)))
     qp.close()
 
 
@@ -564,7 +593,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..33')
+    print('1..34')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -573,6 +602,7 @@ def main():
     test_np(rig, qp, ud)
     test_rp(rig)
     test_read_replay_late(rig)
+    test_read_mr_gone(rig)
     test_requester_pacing(rig)
     test_pace_rate(rig)
     test_timely(rig)
