@@ -20,6 +20,12 @@
  * PSN waits; on a slow path each timeout then added more than the next
  * one let drain, until the requester's retries ran out.
  *
+ * A new request in sequence while responses sent again still go (the
+ * requester completed their READs from the first ones, which came late)
+ * skips them when it would not fit max_dest_rd_atomic otherwise
+ * (sroce_rd_room(), resp_rd_replay_skipped); resp.rd_sent keeps entries
+ * never sent whole once from being skipped so.
+ *
  * Context: everything here runs under resp.lock, from the receive softirq
  * or from resp.work (process context, _bh lock).  The work is queued with
  * a QP reference, dropped by the work function or by the cancel that
@@ -115,6 +121,9 @@ static bool sroce_rd_room(struct sroce_resp_ctx *c)
 	r->rd_off = 0;
 	if ((s32)(r->rd_stop - to) < 0)
 		r->rd_stop = to;
+	/* Nothing asked for is due: what is owed, it has too. */
+	if (r->rd_send == r->rd_stop)
+		sroce_resp_rd_settle(r);
 	return true;
 }
 

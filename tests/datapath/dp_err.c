@@ -488,7 +488,7 @@ static int e_rnr_twice(char *err, size_t el)
 		if (e_post(IBV_WR_SEND, id, (uintptr_t)R->buf, 256,
 			   R->mr->lkey, 0, 0, err, el))
 			return -1;
-		if (!e_poll(C.scq, &wc, 300)) {
+		if (!e_poll(C.scq, &wc, 100)) {
 			snprintf(err, el,
 				 "SEND %d completed (%s) with no receive posted",
 				 i + 1, ibv_wc_status_str(wc.status));

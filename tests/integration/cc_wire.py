@@ -205,28 +205,32 @@ def test_read_replay_late(rig):
     """A duplicate READ A, then at once a new READ B: the requester sent A
     again after a go-back-N, then completed it from A's first responses,
     which came late.  With A's responses sent again at 5 Mb/s (a CNP, the
-    knobs of test_rp), B comes while they still go, and max_dest_rd_atomic
-    is 1: B must be answered, not refused (resp_rd.c, sroce_rd_room())."""
+    knobs of test_rp: 64 KiB take about 110 ms), B comes while they still
+    go, and max_dest_rd_atomic is 1: B must be answered, not refused
+    (resp_rd.c, sroce_rd_room())."""
     qp = rig.rc_qp(max_dest_rd=1)
     q = qp.qp_num
-    n, _ = read_span(rig, qp, 100, 8192)
+    n, _ = read_span(rig, qp, 100, 65536)
     rig.mr.write(bytes((i * 7 + 1) & 0xff for i in range(1024)), 1024, 8192)
     rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
     time.sleep(0.2)
     skip = counter('resp_rd_replay_skipped')
-    rig.wire.drain()
-    rig.send(rc.bth(rc.RC_READ_REQ, q, 100) +
-             rc.reth(rig.mr.buf, rig.mr.rkey, 8192))
-    rig.send(rc.bth(rc.RC_READ_REQ, q, 108) +
-             rc.reth(rig.mr.buf + 8192, rig.mr.rkey, 1024))
-    r = rig.wire.replies(16, timeout=1.0)
-    a = [b['psn'] for b, _ in r if 100 <= b['psn'] < 108]
+    w = rig.wire
+    again = rc.packet(w.src, w.dst, rc.bth(rc.RC_READ_REQ, q, 100) +
+                      rc.reth(rig.mr.buf, rig.mr.rkey, 65536))
+    new = rc.packet(w.src, w.dst, rc.bth(rc.RC_READ_REQ, q, 164) +
+                    rc.reth(rig.mr.buf + 8192, rig.mr.rkey, 1024))
+    w.drain()
+    w.tx.sendto(again, (w.dst, 0))
+    w.tx.sendto(new, (w.dst, 0))
+    r = w.replies(80, timeout=1.0)
+    a = [b['psn'] for b, _ in r if 100 <= b['psn'] < 164]
     got = [rest[4:] for b, rest in r
-           if b['psn'] == 108 and b['opcode'] == rc.RC_READ_RESP_ONLY]
+           if b['psn'] == 164 and b['opcode'] == rc.RC_READ_RESP_ONLY]
     nak = [b for b, _ in r if b['opcode'] == rc.RC_ACK]
     check('READ A again at 5 Mb/s, then a new READ B at once '
           '(max_dest_rd_atomic 1): B answered, no NAK',
-          n == 8 and len(got) == 1 and not nak and len(a) < 8,
+          n == 64 and len(got) == 1 and not nak and len(a) < 64,
           'A first %d, A again %s\n%s' % (n, a, describe(r)))
     d = counter('resp_rd_replay_skipped') - skip
     check('... the rest of A not sent again (resp_rd_replay_skipped +1), '
@@ -237,26 +241,26 @@ def test_read_replay_late(rig):
 
 def test_read_mr_gone(rig):
     """The MR of a READ deregistered while its responses still go (paced
-    at 5 Mb/s): a remote access NAK at the PSN of the response due next,
+    at 5 Mb/s: 64 KiB take about 110 ms): a remote access NAK at the PSN of the response due next,
     which the requester can take, not at the READ's first PSN, behind
     responses it already has (resp_rd.c, sroce_rd_drain())."""
-    mr = MR(rig.pd, 16384, e.IBV_ACCESS_LOCAL_WRITE |
+    mr = MR(rig.pd, 65536, e.IBV_ACCESS_LOCAL_WRITE |
             e.IBV_ACCESS_REMOTE_READ)
     qp = rig.rc_qp()
     q = qp.qp_num
     rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
     time.sleep(0.2)
     rig.wire.drain()
-    rig.send(rc.bth(rc.RC_READ_REQ, q, 100) + rc.reth(mr.buf, mr.rkey, 16384))
+    rig.send(rc.bth(rc.RC_READ_REQ, q, 100) + rc.reth(mr.buf, mr.rkey, 65536))
     r = rig.wire.replies(1, timeout=2.0)
     mr.close()
-    r += rig.wire.replies(17, timeout=1.0)
+    r += rig.wire.replies(65, timeout=1.0)
     resp = [b for b, _ in r if b['opcode'] in (
         rc.RC_READ_RESP_FIRST, rc.RC_READ_RESP_MIDDLE, rc.RC_READ_RESP_LAST)]
     nak = [(b, rest) for b, rest in r if b['opcode'] == rc.RC_ACK]
     check('READ\'s MR deregistered mid-way: remote access NAK at the '
           'next PSN due',
-          0 < len(resp) < 16 and len(nak) == 1 and
+          0 < len(resp) < 64 and len(nak) == 1 and
           is_ack(nak, 100 + len(resp), 3, 2),
           '%d responses\n%s' % (len(resp), describe(nak)))
     qp.close()
