@@ -632,6 +632,17 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	*init = qp->init;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
+	/*
+	 * The PSNs as they are now, as mlx5 and rdma_rxe report them (also
+	 * what `rdma resource show qp` shows): the PSN the next request
+	 * packet takes, the PSN the responder expects.  A snapshot of
+	 * values their locks guard, read once each.
+	 */
+	if (attr->qp_state >= IB_QPS_RTS)
+		attr->sq_psn = READ_ONCE(qp->req.psn);
+	if (attr->qp_state >= IB_QPS_RTR)
+		attr->rq_psn = READ_ONCE(qp->resp.psn);
+
 	/* The caller gets no reference: hand out no sgid_attr pointer. */
 	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->alt_ah_attr.grh.sgid_attr = NULL;

@@ -24,7 +24,7 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import RecvWR, SGE
+from pyverbs.wr import RecvWR, SendWR, SGE
 
 DEV = 'sroce1'
 LOCAL, PEER = '10.11.0.1', '10.11.0.2'
@@ -454,6 +454,32 @@ def test_rc_read_owed(rig):
     qp.close()
 
 
+def test_query_psn(rig):
+    """ibv_query_qp: sq_psn and rq_psn as they are now (mlx5, rdma_rxe;
+    also what `rdma resource show qp` shows), not as modify_qp set them."""
+    qp = rig.rc_qp()
+    mr = rig.mr
+    for i in range(3):
+        rig.ask(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, RQ_PSN + i, ackreq=True) +
+                rc.reth(mr.buf + 128, mr.rkey, 4) + b'abcd')
+    rig.wire.drain()
+    wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, 2048, mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    r = rig.wire.replies(2, 2.0)
+    # ACKed, so that no retransmission moves sq_psn back meanwhile.
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) +
+             struct.pack('!I', 0x1f << 24 | 1))
+    poll(rig.cq)
+    a, _ = qp.query(e.IBV_QP_SQ_PSN | e.IBV_QP_RQ_PSN | e.IBV_QP_STATE)
+    check('query_qp after 3 requests in and a 2-packet WRITE out: '
+          'rq_psn %d, sq_psn 2' % (RQ_PSN + 3),
+          len(r) == 2 and a.rq_psn == RQ_PSN + 3 and a.sq_psn == 2,
+          'rq_psn %d sq_psn %d, %d packets' % (a.rq_psn, a.sq_psn, len(r)))
+    qp.close()
+
+
 def test_rc_delayed_ack(rig):
     """A message end without AckReq is ACKed, later, by the ack timer."""
     qp = rig.rc_qp()
@@ -529,11 +555,12 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..49')
+    print('1..50')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
     test_rc_read_owed(rig)
+    test_query_psn(rig)
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)

@@ -86,6 +86,9 @@ under() {
 	wait_until 60 lines "$T/$name.json" 1
 	netem "$@"
 	port=$((port + 1))
+	# What sroce-top's QP view reads, once the pingpong runs (diagnosis).
+	(sleep 3; timeout 20 rdma -j resource show qp >"$T/$name.rdma" 2>&1
+		echo "exit $?" >>"$T/$name.rdma") &
 	PAIR_PORT=$port run_pair 60 \
 		ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p $port -s 16384 -n 150 -c" \
 		ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p $port -s 16384 -n 150 -c 10.11.0.2"
@@ -191,8 +194,16 @@ ktap_result "loss: no other counter flagged (no CNP, ECN, pause, drop)" \
 out=$(grep -E '^qp sroce[12] [0-9]+ RC RTS ' "$T/loss.json.chk")
 ktap_result "loss: an RC QP in RTS with a send PSN rate" \
 	"$([ -n "$out" ]; echo $?)" "reports: $(wc -l <"$T/loss.json")" \
-	"$(grep '^qp ' "$T/loss.json.chk" | head -n 8)" \
-	"$(tail -n 1 "$T/loss.json" | head -c 400)"
+	"$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(r["time"], r["interval"], *["%s: %s" % (d, [
+        (q["lqpn"], q["type"], q["state"], q["sq_psn_rate"])
+        for q in v.get("qps", [])]) for d, v in r["devices"].items()])
+' "$T/loss.json" 2>&1 | head -n 40)" \
+	"rdma -j resource show qp during the pingpong:" \
+	"$(head -c 1500 "$T/loss.rdma")"
 ktap_result "loss: text --color always: req_retransmits in red with !" \
 	"$(grep -q $'^\033\\[1;31m! req_retransmits ' "$T/loss.txt"; echo $?)" \
 	"$(grep -m 5 req_retransmits "$T/loss.txt" | cat -v)"
