@@ -253,6 +253,32 @@ perf_pair() {
 	return 2
 }
 
+# perf_counted DEV CTR NEED TMO SRV_NS SRV_CMD CLI_NS CLI_CMD: perf_pair;
+# when both runs printed all-zero rows (its 2), success if DEV's counter
+# CTR moved by at least 2 * NEED over them (perftest exits 0 only after
+# every completion: the transfers happened).  $perf_note says which, for
+# the log; on failure $pair_out ends with what CTR moved.
+perf_counted() {
+	local dev=$1 ctr=$2 need=$3 before moved rc
+	shift 3
+	before=$(hw_counter "$dev" "$ctr")
+	perf_pair "$@"
+	rc=$?
+	moved=$(($(hw_counter "$dev" "$ctr") - before))
+	if [ $rc -eq 0 ]; then
+		perf_note=$(perf_row "$pair_cout")
+		return 0
+	fi
+	if [ $rc -eq 2 ] && [ $moved -ge $((2 * need)) ]; then
+		perf_note="both runs printed all-zero figures; $dev $ctr"
+		perf_note+=" +$moved (at least $((2 * need)))"
+		return 0
+	fi
+	pair_out+="
+$dev $ctr +$moved (want $need a run)"
+	return 1
+}
+
 # perf_row OUT: the result row of a perftest run (for the log).
 perf_row() {
 	awk '$1 ~ /^[0-9]+$/ && NF >= 4' <<<"$1" | tail -n 1

@@ -83,33 +83,37 @@ pp "UD 512 B: rxe server, sroce client" ibv_ud_pingpong rxe 512 100 -c
 pp "UD 512 B: sroce server, rxe client" ibv_ud_pingpong sroce 512 100 -c
 pp "UC 4096 B: rxe server, sroce client" ibv_uc_pingpong rxe 4096 100 -c
 
-# perf NAME TOOL SRV(rxe|sroce) ARGS: rerun once on all-zero (perf_pair).
+# perf NAME TOOL SRV(rxe|sroce) ARGS CTR NEED: rerun once on all-zero
+# (perf_pair), then passed if sroce3's counter CTR shows both runs' NEED
+# (perf_counted: perftest's figures under TCG can be all zero).
 perf() {
-	local name=$1 tool=$2 srv=$3 args=$4 ok
+	local name=$1 tool=$2 srv=$3 args=$4 ctr=$5 need=$6 ok
 	local sro="$tool -d sroce3 -x $gsro -F $args -p @PORT@"
 	local rxe="$tool -d rxe0 -x $grxe -F $args -p @PORT@"
 	if [ "$srv" = sroce ]; then
-		perf_pair "$PP_TMO" ns3 "$sro" - "$rxe 10.12.0.2"
+		PAIR_TAIL=12 perf_counted sroce3 "$ctr" "$need" "$PP_TMO" \
+			ns3 "$sro" - "$rxe 10.12.0.2"
 	else
-		perf_pair "$PP_TMO" - "$rxe" ns3 "$sro 10.12.0.1"
+		PAIR_TAIL=12 perf_counted sroce3 "$ctr" "$need" "$PP_TMO" \
+			- "$rxe" ns3 "$sro 10.12.0.1"
 	fi
 	ok=$?
 	if [ $ok -eq 0 ]; then
-		diag "$name: $(perf_row "$pair_cout")"
+		diag "$name: $perf_note"
 		ktap_pass "$name"
 	else
-		ktap_fail "$name" "$(tail -n 25 <<<"$pair_out")"
+		ktap_fail "$name" "$pair_out" "$(counters_set sroce3)"
 	fi
 }
 
 perf "ib_write_bw 64 KiB, rxe client -> sroce server" ib_write_bw sroce \
-	"-s 65536 -n 100"
+	"-s 65536 -n 100" rcvd_bytes $((65536 * 100))
 perf "ib_send_lat 2 B, rxe client <-> sroce server" ib_send_lat sroce \
-	"-s 2 -n 200"
+	"-s 2 -n 200" sent_pkts 200
 # sroce's requester coalesces ACKs (ack_coalesce): its unsignaled WRITEs ask
 # for none, and rdma_rxe's responder ACKs only what is asked for.
 perf "ib_write_bw 64 B, sroce client -> rxe server" ib_write_bw rxe \
-	"-s 64 -n 5000"
+	"-s 64 -n 5000" sent_bytes $((64 * 5000))
 
 # ... and an unsignaled tail with nothing after it is asked for by sroce's
 # tail timer (dp_test error case 18, dp_err.c), rxe0 as the responder.
