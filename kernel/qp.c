@@ -635,13 +635,19 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/*
 	 * The PSNs as they are now, as mlx5 and rdma_rxe report them (also
 	 * what `rdma resource show qp` shows): the PSN the next request
-	 * packet takes, the PSN the responder expects.  A snapshot of
-	 * values their locks guard, read once each.
+	 * packet takes (set from sq_psn on the way to RTS), the PSN the
+	 * responder expects (set from rq_psn by the first packet after RTR).
+	 * In ERR, or before either is set, the attributes as modify_qp set
+	 * them.
 	 */
-	if (attr->qp_state >= IB_QPS_RTS)
+	if (attr->qp_state >= IB_QPS_RTS && attr->qp_state != IB_QPS_ERR)
 		attr->sq_psn = READ_ONCE(qp->req.psn);
-	if (attr->qp_state >= IB_QPS_RTR)
-		attr->rq_psn = READ_ONCE(qp->resp.psn);
+	if (attr->qp_state >= IB_QPS_RTR && attr->qp_state != IB_QPS_ERR) {
+		spin_lock_irqsave(&qp->resp.lock, flags);
+		if (qp->resp.started)
+			attr->rq_psn = qp->resp.psn;
+		spin_unlock_irqrestore(&qp->resp.lock, flags);
+	}
 
 	/* The caller gets no reference: hand out no sgid_attr pointer. */
 	attr->ah_attr.grh.sgid_attr = NULL;

@@ -459,6 +459,10 @@ def test_query_psn(rig):
     also what `rdma resource show qp` shows), not as modify_qp set them."""
     qp = rig.rc_qp()
     mr = rig.mr
+    a, _ = qp.query(e.IBV_QP_SQ_PSN | e.IBV_QP_RQ_PSN | e.IBV_QP_STATE)
+    check('query_qp in RTS before any packet: rq_psn %d, sq_psn 0 (as '
+          'set)' % RQ_PSN, a.rq_psn == RQ_PSN and a.sq_psn == 0,
+          'rq_psn %d sq_psn %d' % (a.rq_psn, a.sq_psn))
     for i in range(3):
         rig.ask(rc.bth(rc.RC_WRITE_ONLY, qp.qp_num, RQ_PSN + i, ackreq=True) +
                 rc.reth(mr.buf + 128, mr.rkey, 4) + b'abcd')
@@ -555,7 +559,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..50')
+    print('1..51')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)

@@ -70,6 +70,10 @@ lines() {
 # both devices every 0.5 s (JSON into $T/NAME.json) and every second
 # (coloured text into $T/NAME.txt), from before the traffic to after it ended.  Counter files
 # into $T/NAME.before and .after.
+# On the debug kernel one sample of sroce-top took 7 to 17 s (session 21):
+# a pingpong of 150 iterations (12 s) was seen in RTS by at most one, and
+# a QP's rate needs two.
+iters=$(rounds 150 600)
 under() {
 	local name=$1 jp tp n
 	shift
@@ -89,9 +93,9 @@ under() {
 	# What sroce-top's QP view reads, once the pingpong runs (diagnosis).
 	(sleep 3; timeout 20 rdma -j resource show qp >"$T/$name.rdma" 2>&1
 		echo "exit $?" >>"$T/$name.rdma") &
-	PAIR_PORT=$port run_pair 60 \
-		ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p $port -s 16384 -n 150 -c" \
-		ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p $port -s 16384 -n 150 -c 10.11.0.2"
+	PAIR_PORT=$port run_pair $((60 * slow)) \
+		ns2 "ibv_rc_pingpong -d sroce2 -g $g2 -p $port -s 16384 -n $iters -c" \
+		ns1 "ibv_rc_pingpong -d sroce1 -g $g1 -p $port -s 16384 -n $iters -c 10.11.0.2"
 	diag "$name: pingpong exit $? $(grep -h 'iters in' <<<"$pair_cout")"
 	netem_clear
 	# Retransmissions of a QP the server already destroyed may follow:
