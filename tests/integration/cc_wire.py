@@ -204,15 +204,17 @@ def test_rp(rig):
 def test_read_replay_late(rig):
     """A duplicate READ A, then at once a new READ B: the requester sent A
     again after a go-back-N, then completed it from A's first responses,
-    which came late.  With A's responses sent again at 5 Mb/s (a CNP, the
-    knobs of test_rp: 64 KiB take about 110 ms), B comes while they still
+    which came late.  With A's responses sent again at 2 Mb/s (three CNPs
+    with the knobs of test_rp: 5 Mb/s, halved, down to rpg_min_rate; 64 KiB
+    take about 270 ms), B comes while they still
     go, and max_dest_rd_atomic is 1: B must be answered, not refused
     (resp_rd.c, sroce_rd_room())."""
     qp = rig.rc_qp(max_dest_rd=1)
     q = qp.qp_num
     n, _ = read_span(rig, qp, 100, 65536)
     rig.mr.write(bytes((i * 7 + 1) & 0xff for i in range(1024)), 1024, 8192)
-    rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+    for _ in range(3):
+        rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
     time.sleep(0.2)
     skip = counter('resp_rd_replay_skipped')
     w = rig.wire
@@ -228,7 +230,7 @@ def test_read_replay_late(rig):
     got = [rest[4:] for b, rest in r
            if b['psn'] == 164 and b['opcode'] == rc.RC_READ_RESP_ONLY]
     nak = [b for b, _ in r if b['opcode'] == rc.RC_ACK]
-    check('READ A again at 5 Mb/s, then a new READ B at once '
+    check('READ A again at 2 Mb/s, then a new READ B at once '
           '(max_dest_rd_atomic 1): B answered, no NAK',
           n == 64 and len(got) == 1 and not nak and len(a) < 64,
           'A first %d, A again %s\n%s' % (n, a, describe(r)))
@@ -241,14 +243,16 @@ def test_read_replay_late(rig):
 
 def test_read_mr_gone(rig):
     """The MR of a READ deregistered while its responses still go (paced
-    at 5 Mb/s: 64 KiB take about 110 ms): a remote access NAK at the PSN of the response due next,
-    which the requester can take, not at the READ's first PSN, behind
-    responses it already has (resp_rd.c, sroce_rd_drain())."""
+    at 2 Mb/s, as in test_read_replay_late: 64 KiB take about 270 ms): a
+    remote access NAK at the PSN of the response due next, which the
+    requester can take, not at the READ's first PSN, behind responses it
+    already has (resp_rd.c, sroce_rd_drain())."""
     mr = MR(rig.pd, 65536, e.IBV_ACCESS_LOCAL_WRITE |
             e.IBV_ACCESS_REMOTE_READ)
     qp = rig.rc_qp()
     q = qp.qp_num
-    rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+    for _ in range(3):
+        rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
     time.sleep(0.2)
     rig.wire.drain()
     rig.send(rc.bth(rc.RC_READ_REQ, q, 100) + rc.reth(mr.buf, mr.rkey, 65536))
