@@ -97,22 +97,6 @@ void sroce_comp_arm_retrans(struct sroce_qp *qp)
 }
 
 /*
- * The recovery window (req.win).  sroce is RoCE on Ethernet that may drop:
- * a queue that overflows (a tail-drop queue, or RED with ECN, which marks
- * instead of dropping up to its hard limit) loses a batch of packets of
- * every flow that sends into it.  Go-back-N then resends the whole window
- * at once, into the same queue, and a QP that lost everything in flight
- * keeps losing its resends to flows that refill the queue as it drains:
- * each lost resend of the oldest packet costs a retry, and after
- * retry_cnt + 1 timeouts in a row the QP is dead (IB_WC_RETRY_EXC_ERR),
- * while the other flows go on.  NVIDIA's NICs restart slowly after a
- * retransmission for the same reason ("slow restart").  So, as TCP does
- * (RFC 5681): a sequence NAK halves the window to half of what was in
- * flight, once per window of data; a timeout leaves one packet; ACKs
- * let it grow by what they acknowledge up to ssthresh, then by one per
- * window.  A QP that loses nothing keeps SROCE_REQ_WINDOW.
- */
-/*
  * In recovery: una has not yet reached what was sent before the last cut,
  * and a loss of those packets is part of the loss already answered.
  */
@@ -142,6 +126,22 @@ static void sroce_comp_recovery_start(struct sroce_req *req)
 	req->in_recovery = true;
 }
 
+/*
+ * The recovery window (req.win).  sroce is RoCE on Ethernet that may drop:
+ * a queue that overflows (a tail-drop queue, or RED with ECN, which marks
+ * instead of dropping up to its hard limit) loses a batch of packets of
+ * every flow that sends into it.  Go-back-N then resends the whole window
+ * at once, into the same queue, and a QP that lost everything in flight
+ * keeps losing its resends to flows that refill the queue as it drains:
+ * each lost resend of the oldest packet costs a retry, and after
+ * retry_cnt + 1 timeouts in a row the QP is dead (IB_WC_RETRY_EXC_ERR),
+ * while the other flows go on.  NVIDIA's NICs restart slowly after a
+ * retransmission for the same reason ("slow restart").  So, as TCP does
+ * (RFC 5681): a sequence NAK halves the window to half of what was in
+ * flight, once per window of data; a timeout leaves one packet; ACKs
+ * let it grow by what they acknowledge up to ssthresh, then by one per
+ * window.  A QP that loses nothing keeps SROCE_REQ_WINDOW.
+ */
 static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 {
 	struct sroce_req *req = &qp->req;

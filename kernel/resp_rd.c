@@ -122,8 +122,7 @@ static bool sroce_rd_room(struct sroce_resp_ctx *c)
 	if ((s32)(r->rd_stop - to) < 0)
 		r->rd_stop = to;
 	/* Nothing asked for is due: what is owed, it has too. */
-	if (r->rd_send == r->rd_stop)
-		sroce_resp_rd_settle(r);
+	sroce_rd_in_sequence(r);
 	return true;
 }
 
