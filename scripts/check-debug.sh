@@ -45,8 +45,8 @@ ci_files=(t-race t-resp t-inval t-netdev t-limits t-datapath t-faults
 # Every file (no names given) runs in two guests at once
 # (SROCE_SUITE_GUESTS, scripts/guests.sh; set it to 1 for one guest),
 # balanced by the files' times measured on the debug kernel (seconds,
-# rounded; 300 for one not listed; those the two-guest run of 2026-12-06
-# measured are its times, Documentation/testing.rst; the others older).
+# rounded; 300 for one not listed; all from the two-guest run of session
+# 21 on 2d6dea1, Documentation/testing.rst).
 # Named files and --ci run in one guest, in the order given (the CI
 # subset's order is its priority).
 if [ "${1:-}" = --ci ]; then
@@ -58,13 +58,14 @@ elif [ $# -eq 0 ]; then
 else
 	export SROCE_SUITE_GUESTS=1
 fi
-export SROCE_SUITE_WEIGHTS="t-rdmacm:1700 t-config:950 t-pfc:950
-	t-mcast:770 t-ucx:740 t-nvmeof:730 t-pingpong:690 t-faults:450
-	t-limits:450 t-monitor:450 t-pfc-incast:420 t-hostile:400 t-txq:400
-	t-datapath:350 t-pyverbs:350 t-cc:350 t-link:300 t-soak:300
-	t-libfabric:290 t-cc-incast:280 t-pktfuzz:250 t-netdev:220 t-netns:220
-	t-inval:210 t-cc-interop:200 t-interop:160 t-resp:140 t-rxq:120
-	t-peer:100 t-queues:100 t-race:80 t-devinfo:70 t-kconsumer:50"
+export SROCE_SUITE_WEIGHTS="t-rdmacm:1200 t-config:1140 t-soak:1080
+	t-pfc:800 t-mcast:730 t-pingpong:680 t-link:640 t-nvmeof:630 t-top:580
+	t-hpcc:550 t-ucx:470 t-txq:450 t-faults:430 t-pfc-incast:410
+	t-interop:390 t-limits:340 t-pyverbs:340 t-pktfuzz:340 t-cc:330
+	t-datapath:310 t-hostile:260 t-monitor:210 t-netdev:210 t-inval:200
+	t-cc-incast:200 t-cc-interop:190 t-libfabric:180 t-netns:160
+	t-devinfo:150 t-peer:150 t-kconsumer:150 t-queues:140 t-resp:110
+	t-race:110 t-rxq:80"
 
 fail() {
 	echo "check-debug: $*"
