@@ -516,10 +516,39 @@ static void sroce_comp_gap(struct sroce_qp *qp, u32 psn, bool implied)
 }
 
 /*
+ * una moves to @una: never past a READ/atomic whose responses are still
+ * due, nor past what the requester has (again) sent; progress if it
+ * moved forward.
+ */
+static void sroce_comp_una_to(struct sroce_qp *qp, u32 una)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+
+	if (sroce_psn_after(una, req->psn))
+		una = req->psn;
+	if (sroce_comp_sent(qp, req->done)) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
+
+		if (sroce_wr_is_rd_atomic(swqe->wqe.opcode) &&
+		    sroce_psn_after(una, swqe->rd_psn))
+			una = swqe->rd_psn;
+	}
+	if (sroce_psn_after(una, req->una_psn)) {
+		u32 acked = sroce_psn_diff(una, req->una_psn);
+
+		req->una_psn = una;
+		sroce_comp_progress(qp, acked);
+	}
+}
+
+/*
  * Complete every WQE whose PSNs all lie at or before @psn (IBA 9.7.5.1.1:
  * ACKs coalesce).  A READ or atomic in that range without its response
- * means the response was lost: an implied NAK (C9-150), restart there.
- * Returns false if it restarted.
+ * means the response was lost: an implied NAK (C9-150), restart there,
+ * with what came before it acknowledged (una at its first missing
+ * response).  Returns false if it restarted.
  */
 static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 {
@@ -541,31 +570,38 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 		    req->done == req->next)
 			break;
 		if (sroce_wr_is_rd_atomic(swqe->wqe.opcode)) {
+			sroce_comp_una_to(qp, swqe->rd_psn);
 			sroce_comp_gap(qp, swqe->rd_psn, true);
 			return false;
 		}
 		sroce_req_complete(qp, req->done, IB_WC_SUCCESS);
 	}
-	/*
-	 * Never past a READ/atomic whose responses are still due, nor past
-	 * what the requester has (again) sent.
-	 */
-	if (sroce_psn_after(una, req->psn))
-		una = req->psn;
-	if (sroce_comp_sent(qp, req->done)) {
-		struct sroce_swqe *swqe = sroce_req_swqe(qp, req->done);
-
-		if (sroce_wr_is_rd_atomic(swqe->wqe.opcode) &&
-		    sroce_psn_after(una, swqe->rd_psn))
-			una = swqe->rd_psn;
-	}
-	if (sroce_psn_after(una, req->una_psn)) {
-		u32 acked = sroce_psn_diff(una, req->una_psn);
-
-		req->una_psn = una;
-		sroce_comp_progress(qp, acked);
-	}
+	sroce_comp_una_to(qp, una);
 	return true;
+}
+
+/*
+ * The sent WQE whose PSNs include @psn, found without completing
+ * anything (a response is checked against it before it acknowledges
+ * what came before), or NULL.
+ */
+static struct sroce_swqe *sroce_comp_answered(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx;
+
+	lockdep_assert_held(&req->lock);
+
+	for (idx = req->done; sroce_comp_sent(qp, idx); idx++) {
+		struct sroce_swqe *swqe = sroce_req_swqe(qp, idx);
+
+		if (!sroce_psn_after(psn, swqe->last_psn))
+			return sroce_psn_before(psn, swqe->first_psn) ? NULL :
+									swqe;
+		if (idx == req->next)
+			break;
+	}
+	return NULL;
 }
 
 static enum ib_wc_status sroce_comp_nak_status(u8 code)
@@ -673,15 +709,18 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	lockdep_assert_held(&req->lock);
 
+	/* Well-formed for the READ it answers, or it acknowledges nothing. */
+	swqe = sroce_comp_answered(qp, cb->psn);
+	if (unlikely(!swqe || swqe->wqe.opcode != SROCE_WR_RDMA_READ))
+		goto bad;
+	off = (u64)sroce_psn_diff(cb->psn, swqe->first_psn) * req->mtu;
+	want = min_t(u64, req->mtu, swqe->len - off);
+	if (unlikely(!sroce_comp_read_pos_ok(swqe, cb->psn, cb->info) ||
+		     cb->paylen != want))
+		goto bad;
+	/* Then it is the WQE at req.done, or the ACK restarted an earlier. */
 	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
 		return;
-	if (!sroce_comp_sent(qp, req->done))
-		goto bad;
-	swqe = sroce_req_swqe(qp, req->done);
-	if (unlikely(swqe->wqe.opcode != SROCE_WR_RDMA_READ ||
-		     !sroce_psn_in_range(cb->psn, swqe->first_psn,
-					 swqe->last_psn)))
-		goto bad;
 	if (cb->psn != swqe->rd_psn) {
 		if (sroce_psn_before(cb->psn, swqe->rd_psn)) {
 			sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_DUP);
@@ -690,11 +729,6 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_comp_gap(qp, swqe->rd_psn, false);
 		return;
 	}
-	off = (u64)sroce_psn_diff(cb->psn, swqe->first_psn) * req->mtu;
-	want = min_t(u64, req->mtu, swqe->len - off);
-	if (unlikely(!sroce_comp_read_pos_ok(swqe, cb->psn, cb->info) ||
-		     cb->paylen != want))
-		goto bad;
 	if (want &&
 	    sroce_mem_sge_copy_skb(qp->sdev, qp->ibqp.pd, sroce_swqe_sge(swqe),
 				   swqe->wqe.num_sge, off, skb, cb->hdrlen,
@@ -726,15 +760,13 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 
 	lockdep_assert_held(&req->lock);
 
-	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
-		return;
-	if (!sroce_comp_sent(qp, req->done))
-		goto bad;
-	swqe = sroce_req_swqe(qp, req->done);
-	if (unlikely(!sroce_wr_is_rd_atomic(swqe->wqe.opcode) ||
+	swqe = sroce_comp_answered(qp, cb->psn);
+	if (unlikely(!swqe || !sroce_wr_is_rd_atomic(swqe->wqe.opcode) ||
 		     swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
 		     cb->psn != swqe->first_psn))
 		goto bad;
+	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
+		return;
 	orig = sroce_atmack_orig(sroce_rx_ext(skb, SROCE_EXT_ATMACK));
 	sge = sroce_swqe_sge(swqe);
 	if (sroce_mem_sge_copy(qp->sdev, qp->ibqp.pd, sge, swqe->wqe.num_sge, 0,

@@ -45,6 +45,7 @@
 #include "mcast.h"
 #include "net.h"
 #include "pfc.h"
+#include "req.h"
 #include "rxq.h"
 #include "sysfs.h"
 #include "verbs.h"
@@ -209,7 +210,7 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->pkey_tbl_len = SROCE_MAX_PKEYS;
 	/* IP-based GIDs are reported through ip_gids (uverbs maps it). */
 	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->max_msg_sz = 1U << 31; /* largest IBA message: 2^31 bytes */
+	attr->max_msg_sz = SROCE_MAX_MSG;
 	attr->max_vl_num = 1;
 	attr->ip_gids = true;
 	return 0;

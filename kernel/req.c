@@ -29,8 +29,6 @@
 
 /* Packets the requester sends per run before yielding to the workqueue. */
 #define SROCE_REQ_BUDGET 64
-/* Largest message (IBA 9.4: 2^31 bytes). */
-#define SROCE_MAX_MSG BIT(31)
 
 struct sroce_swqe *sroce_req_swqe(struct sroce_qp *qp, u32 idx)
 {

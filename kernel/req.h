@@ -89,6 +89,15 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
 }
 
 /* Unacknowledged PSNs an RC QP may have outstanding. */
+/*
+ * Largest message sent: 2^30 bytes, what mlx5 reports.  IBA allows 2^31,
+ * but a READ of 2^31 bytes at path MTU 256 takes 2^23 PSNs, and the 24-bit
+ * PSN arithmetic needs fewer than 2^23 outstanding (proto/psn.h): its last
+ * response would be out of the window.  2^22 PSNs and the window fit.
+ * The responder still serves a peer's READ of up to 2^31 bytes.
+ */
+#define SROCE_MAX_MSG BIT(30)
+
 #define SROCE_REQ_WINDOW 256
 /*
  * The window right after a retransmit timeout (req.win): the oldest

@@ -484,6 +484,117 @@ def test_query_psn(rig):
     qp.close()
 
 
+def write_then_read(rig, timeout=18):
+    """A new RC QP of sroce1's posts a 4-byte WRITE (wr_id 1, PSN 0) and
+    a 2048-byte READ (wr_id 2, PSNs 1-2); (qp, what went: [(opcode,
+    psn)]).  Timeout 18 (1 s): no retransmission while a check waits."""
+    qp = rig.rc_qp(timeout=timeout)
+    mr = rig.mr
+    mr.write(bytes(2048), 2048, 4096)
+    rig.wire.drain()
+    wr = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, 4, mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    wr = SendWR(wr_id=2, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                sg=[SGE(mr.buf + 4096, 2048, mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x20000)
+    qp.post_send(wr)
+    r = rig.wire.replies(2, 2.0)
+    return qp, [(b['opcode'], b['psn']) for b, _ in r]
+
+
+RESP_ACK = struct.pack('!I', 0x1f << 24 | 1)
+
+
+def read_answered(rig, qp, wants):
+    """The READ of write_then_read() answered in full: the CQEs of
+    wants (wr_ids) all SUCCESS, the data in place; (ok, why)."""
+    rig.send(rc.bth(rc.RC_READ_RESP_FIRST, qp.qp_num, 1) + RESP_ACK +
+             b'a' * 1024)
+    rig.send(rc.bth(rc.RC_READ_RESP_LAST, qp.qp_num, 2) + RESP_ACK +
+             b'b' * 1024)
+    got = []
+    for _ in wants:
+        wc = poll(rig.cq)
+        got.append(wc and (wc.wr_id, wc.status))
+    data = rig.mr.read(2048, 4096)
+    return (got == [(w, e.IBV_WC_SUCCESS) for w in wants] and
+            data == b'a' * 1024 + b'b' * 1024,
+            'CQEs %s, data %s...' % (got, data[:8]))
+
+
+def test_req_malformed(rig):
+    """A READ response of the wrong length acknowledges nothing before
+    it (comp.c checks it against the READ it answers first)."""
+    qp, sent = write_then_read(rig)
+    bad = counter('comp_drop_invalid')
+    rig.send(rc.bth(rc.RC_READ_RESP_FIRST, qp.qp_num, 1) + RESP_ACK +
+             b'x' * 100)
+    wc = poll(rig.cq, 0.5)
+    check('READ response FIRST of 100 bytes (MTU 1024): dropped '
+          '(comp_drop_invalid), the WRITE before it not acknowledged',
+          sent == [(rc.RC_WRITE_ONLY, 0), (rc.RC_READ_REQ, 1)] and
+          wc is None and counter('comp_drop_invalid') == bad + 1,
+          'sent %s, wc %s, comp_drop_invalid +%d' %
+          (sent, wc and (wc.wr_id, wc.status),
+           counter('comp_drop_invalid') - bad))
+    ok, why = read_answered(rig, qp, [1, 2])
+    check('then the READ\'s two responses: the WRITE and the READ '
+          'complete, the data in place', ok, why)
+    qp.close()
+
+
+def test_req_implied_nak(rig):
+    """An ACK past a READ without its response (an implied NAK, C9-150)
+    acknowledges what came before the READ: una moves to the READ, and an
+    ACK older than that is a duplicate."""
+    qp, sent = write_then_read(rig)
+    rig.wire.drain()
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 2) + RESP_ACK)
+    wc = poll(rig.cq)
+    r = rig.wire.replies(1, 2.0)
+    check('an ACK of the READ\'s last PSN without its responses: the '
+          'WRITE completes, the READ request goes again at PSN 1',
+          sent == [(rc.RC_WRITE_ONLY, 0), (rc.RC_READ_REQ, 1)] and
+          wc is not None and wc.wr_id == 1 and
+          wc.status == e.IBV_WC_SUCCESS and len(r) == 1 and
+          r[0][0]['opcode'] == rc.RC_READ_REQ and r[0][0]['psn'] == 1,
+          'sent %s, wc %s; %s' % (sent, wc and (wc.wr_id, wc.status),
+                                  describe(r)))
+    dup = counter('comp_duplicate_response')
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 0xffffff) + RESP_ACK)
+    time.sleep(0.2)
+    check('then an ACK of PSN 0xffffff, before the WRITE, is a duplicate '
+          '(comp_duplicate_response): una is at the READ',
+          counter('comp_duplicate_response') == dup + 1,
+          'comp_duplicate_response +%d' %
+          (counter('comp_duplicate_response') - dup))
+    ok, why = read_answered(rig, qp, [2])
+    check('the READ\'s two responses then: SUCCESS, the data in place',
+          ok, why)
+    qp.close()
+
+
+def test_max_msg(rig):
+    """max_msg_sz is 2^30 (24-bit PSNs: a READ of 2^31 bytes at MTU 256
+    would take 2^23); one byte more completes with LOC_LEN_ERR, before
+    its SGE is even looked at."""
+    port = rig.ctx.query_port(1)
+    qp = rig.rc_qp()
+    wr = SendWR(wr_id=7, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(rig.mr.buf, (1 << 30) + 1, rig.mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+    wc = poll(rig.cq)
+    check('max_msg_sz 2^30; a WRITE of 2^30 + 1 bytes: LOC_LEN_ERR',
+          port.max_msg_sz == 1 << 30 and wc is not None and
+          wc.wr_id == 7 and wc.status == e.IBV_WC_LOC_LEN_ERR,
+          'max_msg_sz %d, wc %s' % (port.max_msg_sz,
+                                    wc and (wc.wr_id, wc.status)))
+    qp.close()
+
+
 def test_rc_delayed_ack(rig):
     """A message end without AckReq is ACKed, later, by the ack timer."""
     qp = rig.rc_qp()
@@ -559,12 +670,15 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..51')
+    print('1..57')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
     test_rc_read_owed(rig)
     test_query_psn(rig)
+    test_req_malformed(rig)
+    test_req_implied_nak(rig)
+    test_max_msg(rig)
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
