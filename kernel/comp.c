@@ -272,7 +272,8 @@ static void sroce_comp_retrans_timer(struct timer_list *t)
 	 * A packet the local queue refused counts as outstanding until one
 	 * transmit succeeds (hold_shift 0), the hold over or not.
 	 */
-	if (req->stopped || req->error || req->state != IB_QPS_RTS ||
+	if (req->stopped || req->error ||
+	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD) ||
 	    req->rnr_wait || (req->psn == req->una_psn && !req->hold_shift) ||
 	    req->retrans_idle) {
 		sroce_req_unlock(qp);
@@ -396,8 +397,9 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 
 	spin_lock_bh(&req->lock);
 	if (!req->tail_unreq || req->stopped || req->error ||
-	    req->state != IB_QPS_RTS || req->rnr_wait ||
-	    req->psn == req->una_psn || sroce_comp_tail_more(qp)) {
+	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD) ||
+	    req->rnr_wait || req->psn == req->una_psn ||
+	    sroce_comp_tail_more(qp)) {
 		/* Asked since, nothing to ask for, or more is on its way. */
 		sroce_req_unlock(qp);
 		return;
@@ -604,6 +606,26 @@ static struct sroce_swqe *sroce_comp_answered(struct sroce_qp *qp, u32 psn)
 	return NULL;
 }
 
+/*
+ * A response that answers no WQE with PSNs.  At or after req.psn (and
+ * before psn_max: sroce_comp_psn_ok()) it answers the first transmission
+ * of a WQE a go-back-N has not sent again yet, which it can no longer be
+ * checked against: late, it still acknowledges what came before it, and
+ * counts as a duplicate (the WQE asks again).  Elsewhere it is invalid.
+ */
+static void sroce_comp_unanswered(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (sroce_psn_before(psn, req->psn)) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		return;
+	}
+	if (sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MAX)))
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_DUP);
+}
+
 static enum ib_wc_status sroce_comp_nak_status(u8 code)
 {
 	switch (code) {
@@ -711,7 +733,11 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	/* Well-formed for the READ it answers, or it acknowledges nothing. */
 	swqe = sroce_comp_answered(qp, cb->psn);
-	if (unlikely(!swqe || swqe->wqe.opcode != SROCE_WR_RDMA_READ))
+	if (unlikely(!swqe)) {
+		sroce_comp_unanswered(qp, cb->psn);
+		return;
+	}
+	if (unlikely(swqe->wqe.opcode != SROCE_WR_RDMA_READ))
 		goto bad;
 	off = (u64)sroce_psn_diff(cb->psn, swqe->first_psn) * req->mtu;
 	want = min_t(u64, req->mtu, swqe->len - off);
@@ -761,7 +787,11 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 	lockdep_assert_held(&req->lock);
 
 	swqe = sroce_comp_answered(qp, cb->psn);
-	if (unlikely(!swqe || !sroce_wr_is_rd_atomic(swqe->wqe.opcode) ||
+	if (unlikely(!swqe)) {
+		sroce_comp_unanswered(qp, cb->psn);
+		return;
+	}
+	if (unlikely(!sroce_wr_is_rd_atomic(swqe->wqe.opcode) ||
 		     swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
 		     cb->psn != swqe->first_psn))
 		goto bad;
@@ -888,6 +918,8 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 	bool move = false;
 
 	/* Lockless hints: whoever sets them calls this after it unlocks. */
+	if (unlikely(READ_ONCE(req->sqd_event)))
+		sroce_req_sqd_event(qp);
 	if (READ_ONCE(req->error)) {
 		spin_lock_bh(&req->lock);
 		if (req->error && !req->err_moved) {
@@ -914,7 +946,8 @@ static void sroce_req_after_unlock_post(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	if ((READ_ONCE(req->error) && !READ_ONCE(req->err_moved)) ||
-	    READ_ONCE(req->posted) != READ_ONCE(req->done))
+	    READ_ONCE(req->posted) != READ_ONCE(req->done) ||
+	    READ_ONCE(req->sqd_event))
 		sroce_task_schedule(qp);
 }
 

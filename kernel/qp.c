@@ -652,7 +652,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/* The caller gets no reference: hand out no sgid_attr pointer. */
 	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->alt_ah_attr.grh.sgid_attr = NULL;
-	attr->sq_draining = 0;
+	/* SQD: messages begun before it still go (req.c). */
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
+			    !READ_ONCE(qp->req.sqd_drained);
 	return 0;
 }
 

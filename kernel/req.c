@@ -147,6 +147,9 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->fetched = start;
 	req->done = start;
 	req->posted = start;
+	req->started_end = start;
+	req->sqd_end = start;
+	req->sqd_event = false;
 	req->rd_inflight = 0;
 	req->pkts_since_ackreq = 0;
 	req->tail_unreq = false;
@@ -166,20 +169,60 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 }
 
 /*
- * Back in RTS from SQD: the retransmit and tail timers stop re-arming
- * outside RTS, so what is still unacknowledged gets them again here (else
- * it would wait for the next post).
+ * SQD: drained once every WQE started before it is done; the event, if
+ * asked for, after req.lock is let go (sroce_req_sqd_event()).
  */
-static void sroce_req_resume_timers(struct sroce_qp *qp)
+static void sroce_req_sqd_check(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	if (req->psn == req->una_psn || req->error || req->rnr_wait)
+	if (req->state != IB_QPS_SQD || req->sqd_drained ||
+	    (s32)(req->done - req->sqd_end) < 0)
 		return;
-	sroce_comp_retrans_restart(qp);
-	if (req->tail_unreq && !req->stopped)
-		mod_timer(&req->tail_timer, jiffies + SROCE_REQ_TAIL_JIFFIES);
+	req->sqd_drained = true;
+	if (req->sqd_notify)
+		req->sqd_event = true;
+}
+
+/* Called with req.lock free, when req.sqd_event may be set. */
+void sroce_req_sqd_event(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+	struct sroce_req *req = &qp->req;
+	bool raise;
+
+	spin_lock_bh(&req->lock);
+	/* Not once the QP left SQD (RTS again, or ERR) before we got here. */
+	raise = req->sqd_event && req->state == IB_QPS_SQD;
+	req->sqd_event = false;
+	sroce_req_unlock(qp);
+	if (raise && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * RTS to SQD: the WQEs given PSNs so far (a message begun, or sent and
+ * not yet acknowledged, resent if need be) finish; so do local
+ * operations executed since; the rest waits for RTS.
+ */
+static void sroce_req_sqd_enter(struct sroce_qp *qp,
+				const struct ib_qp_attr *attr, int mask)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	req->sqd_end = req->started_end;
+	if ((s32)(req->next - req->sqd_end) > 0)
+		req->sqd_end = req->next;
+	req->sqd_drained = false;
+	req->sqd_event = false;
+	req->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+			  attr->en_sqd_async_notify;
 }
 
 void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -230,12 +273,18 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	}
 	if (next == IB_QPS_RESET)
 		sroce_req_reset_locked(qp);
+	if (cur == IB_QPS_RTS && next == IB_QPS_SQD)
+		sroce_req_sqd_enter(qp, attr, mask);
 	req->state = next;
-	if (cur == IB_QPS_SQD && next == IB_QPS_RTS) {
-		sroce_req_resume_timers(qp);
-		/* WQEs posted in SQD were only fetched, if that: send them. */
-		WRITE_ONCE(req->kick, 1);
+	if (next == IB_QPS_SQD) {
+		sroce_req_sqd_check(qp);
+		/* Drained already: the work raises the event. */
+		if (req->sqd_event)
+			WRITE_ONCE(req->kick, 1);
 	}
+	/* WQEs posted in SQD were only fetched, if that: send them. */
+	if (cur == IB_QPS_SQD && next == IB_QPS_RTS)
+		WRITE_ONCE(req->kick, 1);
 	/*
 	 * Interrupts are off (qp->lock), so no sroce_comp_unlock() here: a
 	 * doorbell's kick or a response left meanwhile goes to the work.
@@ -501,10 +550,15 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 
 	lockdep_assert_held(&req->lock);
 
-	while (req->state == IB_QPS_RTS && !req->error && !req->rnr_wait &&
-	       !req->tx_held && !req->stopped) {
+	while ((req->state == IB_QPS_RTS || req->state == IB_QPS_SQD) &&
+	       !req->error && !req->rnr_wait && !req->tx_held &&
+	       !req->stopped) {
 		struct sroce_swqe *swqe;
 
+		/* SQD: what started before it finishes; the rest waits. */
+		if (req->state == IB_QPS_SQD &&
+		    (s32)(req->next - req->sqd_end) >= 0)
+			return;
 		if (req->next == req->fetched) {
 			if (!sroce_req_more_posted(qp))
 				return;
@@ -671,6 +725,8 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)
 		return;
 	sroce_req_swqe(qp, idx)->status = st;
 	req->done++;
+	if (unlikely(req->state == IB_QPS_SQD))
+		sroce_req_sqd_check(qp);
 }
 
 void sroce_req_fatal(struct sroce_qp *qp, u32 idx, enum ib_wc_status st)

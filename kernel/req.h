@@ -88,16 +88,15 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
 	       op == SROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Unacknowledged PSNs an RC QP may have outstanding. */
 /*
  * Largest message sent: 2^30 bytes, what mlx5 reports.  IBA allows 2^31,
  * but a READ of 2^31 bytes at path MTU 256 takes 2^23 PSNs, and the 24-bit
  * PSN arithmetic needs fewer than 2^23 outstanding (proto/psn.h): its last
  * response would be out of the window.  2^22 PSNs and the window fit.
- * The responder still serves a peer's READ of up to 2^31 bytes.
  */
 #define SROCE_MAX_MSG BIT(30)
 
+/* Unacknowledged PSNs an RC QP may have outstanding. */
 #define SROCE_REQ_WINDOW 256
 /*
  * The window right after a retransmit timeout (req.win): the oldest
@@ -169,6 +168,20 @@ struct sroce_req {
 	 */
 	u32 psn_max;
 	u32 next, fetched, done, posted; /* see the top of this file */
+	/* Index after the newest WQE given PSNs (sroce_req_start()). */
+	u32 started_end;
+	/*
+	 * SQD (IBA 10.3.1): the WQEs before sqd_end, those started before
+	 * the QP entered it, are finished (sent, resent, acknowledged); the
+	 * later ones wait for RTS.  sqd_drained: all before sqd_end are
+	 * done (query_qp's sq_draining is 0).  sqd_notify: the modify to
+	 * SQD asked for IB_EVENT_SQ_DRAINED; sqd_event: it is due, raised
+	 * after req.lock is let go (sroce_req_after_unlock()).
+	 */
+	u32 sqd_end;
+	bool sqd_drained;
+	bool sqd_notify;
+	bool sqd_event;
 	u32 rd_inflight; /* READ/atomic requests awaiting responses */
 	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
 	/*
@@ -347,5 +360,6 @@ void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
  * in req.backlog to the work.  Any context (queue_work only).
  */
 void sroce_req_handoff(struct sroce_qp *qp);
+void sroce_req_sqd_event(struct sroce_qp *qp);
 
 #endif /* _SROCE_REQ_H */

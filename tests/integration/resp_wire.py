@@ -12,6 +12,7 @@ Prints KTAP and "N passed, N failed".
 """
 
 import os
+import select
 import struct
 import sys
 import time
@@ -484,11 +485,11 @@ def test_query_psn(rig):
     qp.close()
 
 
-def write_then_read(rig, timeout=18):
+def write_then_read(rig):
     """A new RC QP of sroce1's posts a 4-byte WRITE (wr_id 1, PSN 0) and
     a 2048-byte READ (wr_id 2, PSNs 1-2); (qp, what went: [(opcode,
-    psn)]).  Timeout 18 (1 s): no retransmission while a check waits."""
-    qp = rig.rc_qp(timeout=timeout)
+    psn)]).  Timeout 0: no retransmission timer while a check waits."""
+    qp = rig.rc_qp(timeout=0)
     mr = rig.mr
     mr.write(bytes(2048), 2048, 4096)
     rig.wire.drain()
@@ -576,23 +577,126 @@ def test_req_implied_nak(rig):
     qp.close()
 
 
+def event_fd():
+    """The async event file of this process's one verbs context, or
+    None (ib_uverbs names it [infinibandevent])."""
+    found = []
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            link = os.readlink('/proc/self/fd/' + fd)
+        except OSError:
+            continue
+        if link == 'anon_inode:[infinibandevent]':
+            found.append(int(fd))
+    return found[0] if len(found) == 1 else None
+
+
+def async_events(ctx, fd, timeout):
+    """The types of the async events ctx reports within @timeout s
+    (each waited for on its file first, so no call blocks)."""
+    got = []
+    end = time.time() + timeout
+    while fd is not None:
+        left = end - time.time()
+        if left <= 0:
+            break
+        r, _, _ = select.select([fd], [], [], left)
+        if not r:
+            break
+        ev = ctx.get_async_event()
+        got.append(ev.event_type)
+        ev.ack()  # ibv_destroy_qp waits for its events' acks
+    return got
+
+
+def rc_write(qp, mr, wr_id, length):
+    wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(mr.buf, length, mr.lkey)])
+    wr.set_wr_rdma(0x1234, 0x10000)
+    qp.post_send(wr)
+
+
+def test_sqd(rig):
+    """SQD (IBA 10.3.1): a message the SQ began before it is finished,
+    resent after a NAK; a WQE posted meanwhile waits for RTS;
+    ibv_query_qp's sq_draining is 1 until the begun one is acknowledged,
+    then IB_EVENT_SQ_DRAINED (asked for with en_sqd_async_notify)."""
+    fd = event_fd()
+    async_events(rig.ctx, fd, 0.2)  # what earlier cases left
+    qp = rig.rc_qp(timeout=0)  # no retransmission timer meanwhile
+    mr = rig.mr
+    rig.wire.drain()
+    rc_write(qp, mr, 11, 2048)
+    sent = [(b['opcode'], b['psn']) for b, _ in rig.wire.replies(2, 2.0)]
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_SQD
+    attr.en_sqd_async_notify = 1
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_EN_SQD_ASYNC_NOTIFY)
+    rc_write(qp, mr, 12, 4)
+    a, _ = qp.query(e.IBV_QP_STATE)
+    draining = a.sq_draining
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) +
+             struct.pack('!I', 0x60 << 24 | 0))
+    again = [(b['opcode'], b['psn'])
+             for b, _ in rig.wire.replies(2, 1.0)]
+    check('SQD with a 2-packet WRITE unacknowledged: sq_draining 1; a '
+          'sequence NAK at PSN 1 resends its last packet, the WRITE '
+          'posted in SQD does not go',
+          sent == [(rc.RC_WRITE_FIRST, 0), (rc.RC_WRITE_LAST, 1)] and
+          draining == 1 and again == [(rc.RC_WRITE_LAST, 1)],
+          'sent %s, sq_draining %d, after the NAK %s' %
+          (sent, draining, again))
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) + RESP_ACK)
+    wc = poll(rig.cq)
+    ev = async_events(rig.ctx, fd, 2.0)
+    a, _ = qp.query(e.IBV_QP_STATE)
+    quiet = rig.wire.replies(1, 0.3)
+    check('its ACK: the WRITE completes, IB_EVENT_SQ_DRAINED, '
+          'sq_draining 0, still nothing of the WRITE posted in SQD',
+          wc is not None and wc.wr_id == 11 and
+          wc.status == e.IBV_WC_SUCCESS and
+          ev == [e.IBV_EVENT_SQ_DRAINED] and a.sq_draining == 0 and
+          a.qp_state == e.IBV_QPS_SQD and not quiet,
+          'wc %s, events %s (event file %s), sq_draining %d, state %d; '
+          '%s' % (wc and (wc.wr_id, wc.status), ev, fd, a.sq_draining,
+                  a.qp_state, describe(quiet)))
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_RTS
+    qp.modify(attr, e.IBV_QP_STATE)
+    r = rig.wire.replies(1, 2.0)
+    if r:
+        rig.send(rc.bth(rc.RC_ACK, qp.qp_num, r[0][0]['psn']) + RESP_ACK)
+    wc = poll(rig.cq)
+    check('back in RTS: the WRITE posted in SQD goes at PSN 2 and '
+          'completes',
+          len(r) == 1 and r[0][0]['opcode'] == rc.RC_WRITE_ONLY and
+          r[0][0]['psn'] == 2 and wc is not None and wc.wr_id == 12 and
+          wc.status == e.IBV_WC_SUCCESS,
+          '%s; wc %s' % (describe(r), wc and (wc.wr_id, wc.status)))
+    qp.close()
+
+
 def test_max_msg(rig):
     """max_msg_sz is 2^30 (24-bit PSNs: a READ of 2^31 bytes at MTU 256
     would take 2^23); one byte more completes with LOC_LEN_ERR, before
-    its SGE is even looked at."""
+    its SGE is even looked at; 2^30 itself passes the length check, and
+    fails only on the SGE (the 64 KiB MR): LOC_PROT_ERR."""
     port = rig.ctx.query_port(1)
-    qp = rig.rc_qp()
-    wr = SendWR(wr_id=7, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
-                sg=[SGE(rig.mr.buf, (1 << 30) + 1, rig.mr.lkey)])
-    wr.set_wr_rdma(0x1234, 0x10000)
-    qp.post_send(wr)
-    wc = poll(rig.cq)
-    check('max_msg_sz 2^30; a WRITE of 2^30 + 1 bytes: LOC_LEN_ERR',
-          port.max_msg_sz == 1 << 30 and wc is not None and
-          wc.wr_id == 7 and wc.status == e.IBV_WC_LOC_LEN_ERR,
-          'max_msg_sz %d, wc %s' % (port.max_msg_sz,
-                                    wc and (wc.wr_id, wc.status)))
-    qp.close()
+    got = []
+    for length in ((1 << 30) + 1, 1 << 30):
+        qp = rig.rc_qp()
+        wr = SendWR(wr_id=7, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                    sg=[SGE(rig.mr.buf, length, rig.mr.lkey)])
+        wr.set_wr_rdma(0x1234, 0x10000)
+        qp.post_send(wr)
+        wc = poll(rig.cq)
+        got.append(wc and (wc.wr_id, wc.status))
+        qp.close()
+    check('max_msg_sz 2^30; a WRITE of 2^30 + 1 bytes: LOC_LEN_ERR, of '
+          '2^30 bytes (beyond its MR): LOC_PROT_ERR',
+          port.max_msg_sz == 1 << 30 and
+          got == [(7, e.IBV_WC_LOC_LEN_ERR), (7, e.IBV_WC_LOC_PROT_ERR)],
+          'max_msg_sz %d, CQEs %s' % (port.max_msg_sz, got))
 
 
 def test_rc_delayed_ack(rig):
@@ -670,7 +774,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..57')
+    print('1..60')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
@@ -679,6 +783,7 @@ def main():
     test_req_malformed(rig)
     test_req_implied_nak(rig)
     test_max_msg(rig)
+    test_sqd(rig)
     test_rc_delayed_ack(rig)
     test_uc(rig)
     test_ud(rig)
