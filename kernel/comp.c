@@ -376,6 +376,9 @@ static bool sroce_comp_tail_more(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
+	/* In SQD the WQE at sqd_end waits for RTS. */
+	if (req->state == IB_QPS_SQD && (s32)(req->next - req->sqd_end) >= 0)
+		return false;
 	return req->next != req->fetched &&
 	       !sroce_fr_local_op(sroce_req_swqe(qp, req->next)->wqe.opcode);
 }
@@ -918,8 +921,6 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 	bool move = false;
 
 	/* Lockless hints: whoever sets them calls this after it unlocks. */
-	if (unlikely(READ_ONCE(req->sqd_event)))
-		sroce_req_sqd_event(qp);
 	if (READ_ONCE(req->error)) {
 		spin_lock_bh(&req->lock);
 		if (req->error && !req->err_moved) {
@@ -932,6 +933,9 @@ void sroce_req_after_unlock(struct sroce_qp *qp)
 		sroce_qp_error(qp); /* flushes, which posts the CQEs */
 	else if (READ_ONCE(req->posted) != READ_ONCE(req->done))
 		sroce_req_post_cqes(qp);
+	/* After the CQEs of what drained. */
+	if (unlikely(READ_ONCE(req->sqd_event)))
+		sroce_req_sqd_event(qp);
 }
 
 /*

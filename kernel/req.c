@@ -198,7 +198,8 @@ void sroce_req_sqd_event(struct sroce_qp *qp)
 
 	spin_lock_bh(&req->lock);
 	/* Not once the QP left SQD (RTS again, or ERR) before we got here. */
-	raise = req->sqd_event && req->state == IB_QPS_SQD;
+	raise = req->sqd_event && req->state == IB_QPS_SQD && !req->error &&
+		!req->stopped;
 	req->sqd_event = false;
 	sroce_req_unlock(qp);
 	if (raise && qp->ibqp.event_handler)
@@ -223,6 +224,12 @@ static void sroce_req_sqd_enter(struct sroce_qp *qp,
 	req->sqd_event = false;
 	req->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 			  attr->en_sqd_async_notify;
+	/*
+	 * An unacknowledged tail whose timer found a WQE about to follow
+	 * (sroce_comp_tail_timer()): none follows now, so ask again.
+	 */
+	if (req->tail_unreq && req->psn != req->una_psn && !req->stopped)
+		mod_timer(&req->tail_timer, jiffies + SROCE_REQ_TAIL_JIFFIES);
 }
 
 void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -259,10 +266,15 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		dst_cache_reset(&req->dst_cache);
 	}
 	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
-		req->retries_left = req->retry_cnt;
-		req->backoff = 0;
-		req->rnr_left = req->rnr_retry;
+		/*
+		 * From SQD the packets in flight stayed so, retried: their
+		 * retry counts and window go on (cycling through SQD must
+		 * not keep a dead path from failing).
+		 */
 		if (cur != IB_QPS_SQD) {
+			req->retries_left = req->retry_cnt;
+			req->backoff = 0;
+			req->rnr_left = req->rnr_retry;
 			req->win = SROCE_REQ_WINDOW;
 			req->ssthresh = SROCE_REQ_WINDOW;
 			req->in_recovery = false;
@@ -526,6 +538,9 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	swqe->started = true;
 	swqe->len = 0;
 	req->next++;
+	/* Keeps started_end within 2^31 of next (SQD compares them). */
+	if ((s32)(req->next - req->started_end) > 0)
+		req->started_end = req->next;
 	if (st == IB_WC_SUCCESS)
 		sroce_req_complete(qp, req->next - 1, st);
 	else

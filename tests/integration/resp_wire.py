@@ -635,17 +635,19 @@ def test_sqd(rig):
     rc_write(qp, mr, 12, 4)
     a, _ = qp.query(e.IBV_QP_STATE)
     draining = a.sq_draining
+    early = async_events(rig.ctx, fd, 0.3)
     rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) +
              struct.pack('!I', 0x60 << 24 | 0))
     again = [(b['opcode'], b['psn'])
              for b, _ in rig.wire.replies(2, 1.0)]
-    check('SQD with a 2-packet WRITE unacknowledged: sq_draining 1; a '
-          'sequence NAK at PSN 1 resends its last packet, the WRITE '
-          'posted in SQD does not go',
+    check('SQD with a 2-packet WRITE unacknowledged: sq_draining 1, no '
+          'event yet; a sequence NAK at PSN 1 resends its last packet, '
+          'the WRITE posted in SQD does not go',
           sent == [(rc.RC_WRITE_FIRST, 0), (rc.RC_WRITE_LAST, 1)] and
-          draining == 1 and again == [(rc.RC_WRITE_LAST, 1)],
-          'sent %s, sq_draining %d, after the NAK %s' %
-          (sent, draining, again))
+          draining == 1 and not early and
+          again == [(rc.RC_WRITE_LAST, 1)],
+          'sent %s, sq_draining %d, events %s, after the NAK %s' %
+          (sent, draining, early, again))
     rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) + RESP_ACK)
     wc = poll(rig.cq)
     ev = async_events(rig.ctx, fd, 2.0)
@@ -673,6 +675,16 @@ def test_sqd(rig):
           r[0][0]['psn'] == 2 and wc is not None and wc.wr_id == 12 and
           wc.status == e.IBV_WC_SUCCESS,
           '%s; wc %s' % (describe(r), wc and (wc.wr_id, wc.status)))
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_SQD
+    attr.en_sqd_async_notify = 1
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_EN_SQD_ASYNC_NOTIFY)
+    ev = async_events(rig.ctx, fd, 2.0)
+    a, _ = qp.query(e.IBV_QP_STATE)
+    check('SQD again with nothing outstanding: drained at once '
+          '(IB_EVENT_SQ_DRAINED, sq_draining 0)',
+          ev == [e.IBV_EVENT_SQ_DRAINED] and a.sq_draining == 0,
+          'events %s, sq_draining %d' % (ev, a.sq_draining))
     qp.close()
 
 
@@ -774,7 +786,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..60')
+    print('1..61')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
