@@ -376,8 +376,7 @@ static bool sroce_comp_tail_more(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&req->lock);
-	/* In SQD the WQE at sqd_end waits for RTS. */
-	if (req->state == IB_QPS_SQD && (s32)(req->next - req->sqd_end) >= 0)
+	if (sroce_req_sqd_holds(req))
 		return false;
 	return req->next != req->fetched &&
 	       !sroce_fr_local_op(sroce_req_swqe(qp, req->next)->wqe.opcode);

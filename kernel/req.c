@@ -539,8 +539,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	swqe->len = 0;
 	req->next++;
 	/* Keeps started_end within 2^31 of next (SQD compares them). */
-	if ((s32)(req->next - req->started_end) > 0)
-		req->started_end = req->next;
+	sroce_req_started_to(req, req->next);
 	if (st == IB_WC_SUCCESS)
 		sroce_req_complete(qp, req->next - 1, st);
 	else
@@ -570,9 +569,7 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 	       !req->stopped) {
 		struct sroce_swqe *swqe;
 
-		/* SQD: what started before it finishes; the rest waits. */
-		if (req->state == IB_QPS_SQD &&
-		    (s32)(req->next - req->sqd_end) >= 0)
+		if (sroce_req_sqd_holds(req))
 			return;
 		if (req->next == req->fetched) {
 			if (!sroce_req_more_posted(qp))

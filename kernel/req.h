@@ -362,4 +362,17 @@ void sroce_req_unlock(struct sroce_qp *qp) __releases(&qp->req.lock);
 void sroce_req_handoff(struct sroce_qp *qp);
 void sroce_req_sqd_event(struct sroce_qp *qp);
 
+/* SQD: the WQE at req.next was not begun before it and waits for RTS. */
+static inline bool sroce_req_sqd_holds(const struct sroce_req *req)
+{
+	return req->state == IB_QPS_SQD && (s32)(req->next - req->sqd_end) >= 0;
+}
+
+/* The WQEs before @end have had PSNs (or run, if local): started_end. */
+static inline void sroce_req_started_to(struct sroce_req *req, u32 end)
+{
+	if ((s32)(end - req->started_end) > 0)
+		req->started_end = end;
+}
+
 #endif /* _SROCE_REQ_H */

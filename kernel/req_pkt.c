@@ -148,8 +148,7 @@ static void sroce_req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	swqe->sent = 0;
 	swqe->started = true;
 	/* @swqe is the WQE at req.next (every caller's). */
-	if ((s32)(req->next + 1 - req->started_end) > 0)
-		req->started_end = req->next + 1;
+	sroce_req_started_to(req, req->next + 1);
 }
 
 /* req.psn moved on: the newest PSN ever sent may have too (RC). */
