@@ -628,6 +628,26 @@ static void sroce_comp_unanswered(struct sroce_qp *qp, u32 psn)
 		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_DUP);
 }
 
+/*
+ * The WQEs before @swqe, the one @psn answers, are acknowledged
+ * (sroce_comp_ack_upto()); true if @swqe is then the WQE at req.done,
+ * as it must be.  False if the ACK restarted an earlier READ or atomic.
+ */
+static bool sroce_comp_answered_at_done(struct sroce_qp *qp,
+					struct sroce_swqe *swqe, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&req->lock);
+	if (!sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MAX)))
+		return false;
+	if (WARN_ON_ONCE(swqe != sroce_req_swqe(qp, req->done))) {
+		sroce_counter_inc(qp->sdev, SROCE_CNT_COMP_DROP_BAD);
+		return false;
+	}
+	return true;
+}
+
 static enum ib_wc_status sroce_comp_nak_status(u8 code)
 {
 	switch (code) {
@@ -746,8 +766,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	if (unlikely(!sroce_comp_read_pos_ok(swqe, cb->psn, cb->info) ||
 		     cb->paylen != want))
 		goto bad;
-	/* Then it is the WQE at req.done, or the ACK restarted an earlier. */
-	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
+	if (!sroce_comp_answered_at_done(qp, swqe, cb->psn))
 		return;
 	if (cb->psn != swqe->rd_psn) {
 		if (sroce_psn_before(cb->psn, swqe->rd_psn)) {
@@ -797,7 +816,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp, struct sk_buff *skb)
 		     swqe->wqe.opcode == SROCE_WR_RDMA_READ ||
 		     cb->psn != swqe->first_psn))
 		goto bad;
-	if (!sroce_comp_ack_upto(qp, sroce_psn_add(cb->psn, SROCE_PSN_MAX)))
+	if (!sroce_comp_answered_at_done(qp, swqe, cb->psn))
 		return;
 	orig = sroce_atmack_orig(sroce_rx_ext(skb, SROCE_EXT_ATMACK));
 	sge = sroce_swqe_sge(swqe);

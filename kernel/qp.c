@@ -460,6 +460,20 @@ static int sroce_qp_check_qkey(const struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/*
+ * IBA 10.3.1: in SQD the attributes change only once the SQ is drained;
+ * until then the path, timeouts and retry counts are those the begun
+ * messages are resent with.  (A plain SQD -> SQD changes nothing.)
+ */
+static bool sroce_qp_sqd_busy(struct sroce_qp *qp, enum ib_qp_state cur,
+			      enum ib_qp_state next, int mask)
+{
+	lockdep_assert_held(&qp->lock);
+	return cur == IB_QPS_SQD && next == IB_QPS_SQD &&
+	       mask & ~(IB_QP_STATE | IB_QP_CUR_STATE) &&
+	       !READ_ONCE(qp->req.sqd_drained);
+}
+
 /* Save the values of @mask in the QP (all already validated). */
 static void sroce_qp_save_attr(struct sroce_qp *qp,
 			       const struct ib_qp_attr *attr, int mask,
@@ -580,7 +594,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EINVAL;
 		goto out_unlock;
 	}
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask) ||
+	    sroce_qp_sqd_busy(qp, cur, next, mask)) {
 		err = -EINVAL;
 		goto out_unlock;
 	}

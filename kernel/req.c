@@ -180,7 +180,7 @@ static void sroce_req_sqd_check(struct sroce_qp *qp)
 	if (req->state != IB_QPS_SQD || req->sqd_drained ||
 	    (s32)(req->done - req->sqd_end) < 0)
 		return;
-	req->sqd_drained = true;
+	WRITE_ONCE(req->sqd_drained, true);
 	if (req->sqd_notify)
 		req->sqd_event = true;
 }
@@ -220,7 +220,7 @@ static void sroce_req_sqd_enter(struct sroce_qp *qp,
 	req->sqd_end = req->started_end;
 	if ((s32)(req->next - req->sqd_end) > 0)
 		req->sqd_end = req->next;
-	req->sqd_drained = false;
+	WRITE_ONCE(req->sqd_drained, false);
 	req->sqd_event = false;
 	req->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 			  attr->en_sqd_async_notify;

@@ -174,9 +174,11 @@ struct sroce_req {
 	 * SQD (IBA 10.3.1): the WQEs before sqd_end, those started before
 	 * the QP entered it, are finished (sent, resent, acknowledged); the
 	 * later ones wait for RTS.  sqd_drained: all before sqd_end are
-	 * done (query_qp's sq_draining is 0).  sqd_notify: the modify to
-	 * SQD asked for IB_EVENT_SQ_DRAINED; sqd_event: it is due, raised
-	 * after req.lock is let go (sroce_req_after_unlock()).
+	 * done (query_qp's sq_draining is 0; it and modify_qp's SQD -> SQD
+	 * check read it without req.lock; it is cleared under qp->lock).
+	 * sqd_notify: the modify to SQD asked for IB_EVENT_SQ_DRAINED;
+	 * sqd_event: it is due, raised after req.lock is let go
+	 * (sroce_req_after_unlock()).
 	 */
 	u32 sqd_end;
 	bool sqd_drained;

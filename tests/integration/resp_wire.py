@@ -11,6 +11,7 @@ usage: resp_wire.py SGID_INDEX   (index of 10.11.0.1 in sroce1's GID table)
 Prints KTAP and "N passed, N failed".
 """
 
+import errno
 import os
 import select
 import struct
@@ -24,6 +25,7 @@ from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 
@@ -616,11 +618,24 @@ def rc_write(qp, mr, wr_id, length):
     qp.post_send(wr)
 
 
+def sqd_timeout(qp, timeout):
+    """SQD -> SQD with a new timeout: 0, or the errno it failed with."""
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_SQD
+    attr.timeout = timeout
+    try:
+        qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT)
+    except PyverbsRDMAError as ex:
+        return ex.error_code
+    return 0
+
+
 def test_sqd(rig):
     """SQD (IBA 10.3.1): a message the SQ began before it is finished,
     resent after a NAK; a WQE posted meanwhile waits for RTS;
     ibv_query_qp's sq_draining is 1 until the begun one is acknowledged,
-    then IB_EVENT_SQ_DRAINED (asked for with en_sqd_async_notify)."""
+    then IB_EVENT_SQ_DRAINED (asked for with en_sqd_async_notify);
+    SQD -> SQD changes attributes only once drained."""
     fd = event_fd()
     async_events(rig.ctx, fd, 0.2)  # what earlier cases left
     qp = rig.rc_qp(timeout=0)  # no retransmission timer meanwhile
@@ -635,6 +650,7 @@ def test_sqd(rig):
     rc_write(qp, mr, 12, 4)
     a, _ = qp.query(e.IBV_QP_STATE)
     draining = a.sq_draining
+    busy = sqd_timeout(qp, 20)
     early = async_events(rig.ctx, fd, 0.3)
     rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) +
              struct.pack('!I', 0x60 << 24 | 0))
@@ -662,6 +678,13 @@ def test_sqd(rig):
           'wc %s, events %s (event file %s), sq_draining %d, state %d; '
           '%s' % (wc and (wc.wr_id, wc.status), ev, fd, a.sq_draining,
                   a.qp_state, describe(quiet)))
+    drained = sqd_timeout(qp, 20)
+    a, _ = qp.query(e.IBV_QP_TIMEOUT)
+    check('SQD -> SQD with a new timeout: EINVAL while draining (the '
+          'begun WRITE is resent with the old one), taken once drained',
+          busy == errno.EINVAL and drained == 0 and a.timeout == 20,
+          'while draining %d, drained %d, timeout now %d' %
+          (busy, drained, a.timeout))
     attr = QPAttr()
     attr.qp_state = e.IBV_QPS_RTS
     qp.modify(attr, e.IBV_QP_STATE)
@@ -786,7 +809,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce receive path and responder on the wire')
-    print('1..61')
+    print('1..62')
     test_recv_drops(rig)
     test_rc(rig)
     test_rc_read_replay(rig)
