@@ -651,6 +651,7 @@ def test_sqd(rig):
     a, _ = qp.query(e.IBV_QP_STATE)
     draining = a.sq_draining
     busy = sqd_timeout(qp, 20)
+    kept = qp.query(e.IBV_QP_TIMEOUT)[0].timeout
     early = async_events(rig.ctx, fd, 0.3)
     rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 1) +
              struct.pack('!I', 0x60 << 24 | 0))
@@ -682,9 +683,10 @@ def test_sqd(rig):
     a, _ = qp.query(e.IBV_QP_TIMEOUT)
     check('SQD -> SQD with a new timeout: EINVAL while draining (the '
           'begun WRITE is resent with the old one), taken once drained',
-          busy == errno.EINVAL and drained == 0 and a.timeout == 20,
-          'while draining %d, drained %d, timeout now %d' %
-          (busy, drained, a.timeout))
+          busy == errno.EINVAL and kept == 0 and drained == 0 and
+          a.timeout == 20,
+          'while draining %d (timeout then %d), drained %d, timeout now %d' %
+          (busy, kept, drained, a.timeout))
     attr = QPAttr()
     attr.qp_state = e.IBV_QPS_RTS
     qp.modify(attr, e.IBV_QP_STATE)
