@@ -82,6 +82,7 @@ check-debug: deps
 	scripts/deps.sh debug
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
+	$(MAKE) -C bench/mpi
 	scripts/check-debug.sh $(CHECK_DEBUG_ARGS)
 
 # check-kernel: sroce built against, and the integration tests run on,
@@ -92,6 +93,7 @@ KSERIES ?= 6.12
 check-kernel: deps
 	$(MAKE) all
 	$(MAKE) -C tests/datapath
+	$(MAKE) -C bench/mpi
 	scripts/check-kernel.sh $(filter --build-only,$(CHECK_KERNEL_ARGS)) \
 		$(KSERIES) $(filter-out --build-only,$(CHECK_KERNEL_ARGS))
 
