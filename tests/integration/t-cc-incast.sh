@@ -4,10 +4,11 @@
 # t-cc-incast.sh - DCQCN end to end on the congestion control testbed of
 # cc-lib.sh (also bench/cc.sh's): two senders, one receiver, each in its
 # own namespace with a sroce device, joined by a bridge whose port towards
-# the receiver is the bottleneck (htb 50 Mbit/s + RED in ECN mode).  Both
-# senders run ib_write_bw to the receiver at once.  Checked: RED marks, the
-# receiver counts the marks and sends CNPs, the senders handle exactly the
-# CNPs sent, the tracepoints show rate cuts, both flows make progress.
+# the receiver is the bottleneck (htb 50 Mbit/s, 5 on the debug kernel,
+# + RED in ECN mode).  Both senders run ib_write_bw to the receiver at
+# once.  Checked: RED marks, the receiver counts the marks and sends CNPs,
+# the senders handle exactly the CNPs sent, the tracepoints show rate
+# cuts, both flows make progress.
 # Goodput, Jain's index and utilisation are logged; `make bench-cc`
 # measures them over more scenarios (timing under TCG is too noisy for a
 # pass/fail threshold on fairness).
@@ -17,9 +18,12 @@
 cc_hosts="r s1 s2"
 # The debug kernel's two senders reach 7-9 Mbit/s together (sessions 21
 # and 23), so a 50 Mbit/s bottleneck never queues: RED marked 2 and 5
-# packets, all CNPs went to one sender.  There it is 5 Mbit/s.
+# packets, all CNPs went to one sender.  There it is 5 Mbit/s, and the
+# testbed's rate floor and hyper increase step (10 Mb/s, cc-lib.sh) are
+# scaled with it to 1 Mb/s.
 if debug_kernel; then
 	: "${SROCE_CC_RATE:=5}"
+	: "${SROCE_CC_KNOBS:=roce_rp/rpg_min_rate=1 roce_rp/rpg_hai_rate=1}"
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/cc-lib.sh"
 
