@@ -17,6 +17,12 @@
 # would end after it is skipped, by name.  With SROCE_SUITE_GUESTS=N (N > 1)
 # the suite's files run in N guests at once (split_guests).
 
+# own_guest_file FILE: FILE needs a guest of its own (and only skips in
+# the suite's).
+own_guest_file() {
+	[[ $1 == t-crc || $1 == t-virtio ]]
+}
+
 # own_guest_wanted FILE [t-NAME...]: FILE runs in its own guest this time.
 own_guest_wanted() {
 	local f=$1
@@ -61,7 +67,7 @@ split_guests() {
 		for f in tests/integration/t-*.sh; do
 			f=${f##*/}
 			f=${f%.sh}
-			[[ $f == t-crc || $f == t-virtio ]] || files+=("$f")
+			own_guest_file "$f" || files+=("$f")
 		done
 	fi
 	for w in ${SROCE_SUITE_WEIGHTS:-}; do
@@ -113,10 +119,9 @@ suite_guests() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	# The named files but those of guests of their own (which would
-	# only skip in the suite's guest).
+	# The named files but those of guests of their own.
 	for f in "$@"; do
-		[[ $f == t-crc || $f == t-virtio ]] || suite+=("$f")
+		own_guest_file "$f" || suite+=("$f")
 	done
 	log=$(mktemp /tmp/sroce-guests.XXXXXX)
 	rm -rf "$res"
