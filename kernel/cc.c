@@ -22,6 +22,7 @@
 #include <rdma/restrack.h>
 
 #include "cc.h"
+#include "comp.h"
 #include "counters.h"
 #include "device.h"
 #include "ecn.h"
@@ -447,8 +448,11 @@ bool sroce_cc_int_ack(struct sroce_qp *qp, u64 ack_seq, u64 snd_nxt,
 
 /* ---- reaction point ---- */
 
-/* The RP handles a CNP for @qp: enabled for its priority, algorithm on. */
-static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
+/*
+ * The RP handles a CNP for @qp: enabled for its priority, algorithm on.
+ * *@win_cut: cnp_window_cut is set, the recovery window is cut too.
+ */
+static bool sroce_cc_rp_cnp(struct sroce_qp *qp, bool *win_cut)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	const struct sroce_cc_ops *ops = cc->algo->ops;
@@ -468,6 +472,7 @@ static bool sroce_cc_rp_cnp(struct sroce_qp *qp)
 	handled = sroce_cc_cnp(ops, &cc->st, &p, &cc->edt, now);
 	sroce_cc_after(qp, old);
 	spin_unlock_irqrestore(&cc->lock, flags);
+	*win_cut = handled && p.cnp_win_cut;
 	return handled;
 }
 
@@ -493,8 +498,8 @@ static bool sroce_cc_cnp_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	u32 qpn = sroce_bth_destqp(sroce_rx_bth(skb));
+	bool handled = false, win_cut = false;
 	struct sroce_qp *qp;
-	bool handled = false;
 
 	sroce_counter_inc(sdev, SROCE_CNT_RX_CNP);
 	/* Annex A17: no PSN or state check; a CNP is never acknowledged. */
@@ -507,7 +512,9 @@ void sroce_cc_rx_cnp(struct sroce_dev *sdev, struct sk_buff *skb)
 		return;
 	}
 	if (qp) {
-		handled = sroce_cc_rp_cnp(qp);
+		handled = sroce_cc_rp_cnp(qp, &win_cut);
+		if (win_cut && qp->ibqp.qp_type == IB_QPT_RC)
+			sroce_comp_cnp(qp);
 		sroce_qp_put(qp);
 	}
 	trace_sroce_cnp_rcvd(qpn, handled);

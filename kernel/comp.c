@@ -424,18 +424,60 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 }
 
 /*
+ * Congestion without a loss (a refusal of the local queue, a CNP): half
+ * the window, reached gradually, as TCP's proportional rate reduction
+ * (RFC 6937) does.  Nothing was lost and nothing goes back, so the cut
+ * starts from the window, not from what is in flight; at once it goes
+ * only down to what is in flight plus one packet, then by one packet for
+ * every two that ACKs acknowledge (win_shrink).  At once below the
+ * flight, the QP could send nothing, and the packets in flight may have
+ * asked for no ACK: it would wait for its retransmit timeout.  The packet
+ * that fills a reduced window asks for an ACK (req_pkt.c).
+ */
+static void sroce_comp_win_reduce(struct sroce_req *req)
+{
+	u32 flight = sroce_comp_flight(req);
+
+	lockdep_assert_held(&req->lock);
+	req->ssthresh = max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
+	req->win = max(req->ssthresh, min(flight + 1, req->win));
+	req->win_shrink = req->win > req->ssthresh;
+	sroce_comp_recovery_start(req);
+}
+
+/*
+ * A CNP for this RC QP that its reaction point handled, with
+ * cnp_window_cut set (cc.c): the path marks the QP's packets, a queue
+ * builds.  DCQCN's rate cut is made for microsecond round trips; where
+ * CNPs come milliseconds apart (a slow bottleneck, software hosts) alpha
+ * decays between them, a cut is a fraction of a percent, the queue grows
+ * to its limit and RC's losses decide which flow sends (Documentation/
+ * cc.rst, "The window on a CNP").  So a CNP halves the window too, as ECN
+ * does TCP's (RFC 3168): at most once per window of data, and only while
+ * something is in flight (a CNP that comes after the QP's packets were
+ * all acknowledged, or a flood at an idle QP, cuts nothing).
+ */
+void sroce_comp_cnp(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (!req->stopped && !req->error &&
+	    (req->state == IB_QPS_RTS || req->state == IB_QPS_SQD) &&
+	    sroce_comp_flight(req) && !sroce_comp_recovering(req)) {
+		sroce_comp_win_reduce(req);
+		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_CNP_WIN_CUTS);
+	}
+	sroce_req_unlock(qp);
+}
+
+/*
  * The local queue refused the packet at req.psn, and req_pkt.c took it
  * back (sroce_req_refused()).  A queue full on our own side is congestion:
- * halve the window, on the first refusal of a row and at most once per
- * window of data.  Unlike after a NAK nothing was lost and nothing goes
- * back, so the cut starts from the window, not from what is in flight
- * (an idle QP may meet a queue that another filled), and goes there
- * gradually, as TCP's proportional rate reduction (RFC 6937) does: at
- * once only down to what is in flight plus the refused packet, then by
- * one packet for every two that ACKs acknowledge (win_shrink).  At once
- * below the flight, the QP could send nothing, and the packets in flight
- * may have asked for no ACK: it would wait for its retransmit timeout.
- * The packet that fills a reduced window asks for an ACK (req_pkt.c).
+ * halve the window gradually (sroce_comp_win_reduce(): from the window,
+ * since an idle QP may meet a queue that another filled; the one packet
+ * above the flight is the refused one), on the first refusal of a row and
+ * at most once per window of data.
  *
  * Then wait for the queue to drain rather than try again at once: until
  * the next tick, twice as long after each refusal in a row.  The packet
@@ -446,17 +488,11 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 void sroce_comp_local_drop(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u32 flight = sroce_comp_flight(req);
 	unsigned long hold;
 
 	lockdep_assert_held(&req->lock);
-	if (!req->hold_shift && !sroce_comp_recovering(req)) {
-		req->ssthresh =
-			max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
-		req->win = max(req->ssthresh, min(flight + 1, req->win));
-		req->win_shrink = req->win > req->ssthresh;
-		sroce_comp_recovery_start(req);
-	}
+	if (!req->hold_shift && !sroce_comp_recovering(req))
+		sroce_comp_win_reduce(req);
 	sroce_comp_arm_retrans(qp);
 	req->tx_refused = true;
 	req->tx_held = true;

@@ -24,6 +24,11 @@ void sroce_comp_timers_setup(struct sroce_qp *qp);
  * window and hold the requester for a tick or more (RC; req.h).
  */
 void sroce_comp_local_drop(struct sroce_qp *qp);
+/*
+ * A CNP the reaction point handled, cnp_window_cut set: cut the window
+ * (RC; takes req.lock; softirq).
+ */
+void sroce_comp_cnp(struct sroce_qp *qp);
 /* A request packet went out: make sure the retransmit timer runs. */
 void sroce_comp_arm_retrans(struct sroce_qp *qp);
 /* Give the oldest unacknowledged packet a whole timeout from now. */

@@ -79,6 +79,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_CNT_REQ_TIMEOUT_DEFERRED] = { .name = "req_timeout_deferred" },
 	[SROCE_CNT_REQ_TAIL_PROBES] = { .name = "req_tail_probes" },
 	[SROCE_CNT_REQ_TX_HELD] = { .name = "req_tx_held" },
+	[SROCE_CNT_REQ_CNP_WIN_CUTS] = { .name = "req_cnp_window_cuts" },
 	[SROCE_CNT_RX_MCAST_PKTS] = { .name = "rx_mcast_pkts" },
 	[SROCE_CNT_RX_DROP_NO_MCAST_GROUP] = { .name = "rx_drop_no_mcast_group" },
 	[SROCE_CNT_RX_DROP_MCAST_NOMEM] = { .name = "rx_drop_mcast_nomem" },

@@ -147,6 +147,8 @@ enum sroce_counter {
 	SROCE_CNT_REQ_TAIL_PROBES,
 	/* Local queue refusals of RC packets or batches, held (also tx_drop). */
 	SROCE_CNT_REQ_TX_HELD,
+	/* Recovery window cuts by a CNP (RC, cnp_window_cut; comp.c). */
+	SROCE_CNT_REQ_CNP_WIN_CUTS,
 	/* ---- UD multicast (mcast.c) ---- */
 	/* Copies of multicast packets handed to attached QPs. */
 	SROCE_CNT_RX_MCAST_PKTS,

@@ -55,6 +55,12 @@ struct sroce_cc_params {
 	u32 initial_alpha; /* initial_alpha_value, 1/1024 (mlx) */
 	bool clamp_tgt_rate; /* on a cut always Rt = Rc */
 	bool clamp_tgt_rate_after_time_inc; /* Rt = Rc if timer raised Rc */
+	/*
+	 * cnp_window_cut (not NVIDIA's): a CNP that the algorithm handles
+	 * also halves an RC requester's recovery window, as ECN does TCP's
+	 * (kernel/comp.c, sroce_comp_cnp()); the rate alone reacts if false.
+	 */
+	bool cnp_win_cut;
 	u8 flavour; /* enum sroce_cc_flavour */
 	/*
 	 * HPCC (cc_hpcc.c), Li et al. SIGCOMM 2019; the paper's window W is

@@ -9,6 +9,9 @@
 # defaults: ib_write_bw with 64 KB WRITEs, 128 in flight, ACK timeout
 # 4.096 us * 2^14 (67 ms) and 7 retries.
 #
+# Every device keeps cnp_window_cut 1 too (a handled CNP also halves an
+# RC QP's recovery window: Documentation/cc.rst, "The window on a CNP").
+#
 # Goodput is what arrives at the receivers (an ingress counter per sender
 # on each receiver's eth0), in a window in which every flow runs.
 #
@@ -240,7 +243,7 @@ jain() {
 # the flows to r1 (the first SHARED of them) share the bottleneck.
 testbed() {
 	local name=$1 flows shared=$4 senders i moved=0 t0 d
-	local e0 q0 to0 x0 m0 cli="" fair
+	local e0 q0 to0 x0 m0 w0 cli="" fair
 	read -ra flows <<<"$3"
 	read -ra senders <<<"$(for f in "${flows[@]}"; do echo "${f%>*}"; done |
 		sort -u | tr '\n' ' ')"
@@ -255,6 +258,7 @@ testbed() {
 		to0=$(sum_cnt local_ack_timeout_err "${senders[@]}")
 		x0=$(sum_cnt packet_seq_err "${senders[@]}")
 		m0=$(sum_cnt np_cnp_sent r1 r2 r3)
+		w0=$(sum_cnt req_cnp_window_cuts "${senders[@]}")
 	}
 	t0=$SECONDS
 	fab_run "$3"
@@ -273,6 +277,7 @@ testbed() {
 	diag "$name (${d} s): goodput Mb/s in ${WINDOW} s$cli; Jain of the first $shared $fair" \
 		"  r1-br RED marked $(red_stat r1-br marked) dropped $(red_stat r1-br pdrop);" \
 		"  np_cnp_sent +$(($(sum_cnt np_cnp_sent r1 r2 r3) - m0))," \
+		"  req_cnp_window_cuts +$(($(sum_cnt req_cnp_window_cuts "${senders[@]}") - w0))," \
 		"  local_ack_timeout_err +$(($(sum_cnt local_ack_timeout_err "${senders[@]}") - to0))," \
 		"  packet_seq_err +$(($(sum_cnt packet_seq_err "${senders[@]}") - x0))," \
 		"  req_transport_retries_exceeded +$((exceeded - e0)) (+$(($(sum_cnt req_transport_retries_exceeded "${senders[@]}") - e0)) once stopped)"

@@ -597,11 +597,93 @@ def test_reset_probe(rig):
            wc and wc.status, line, rate))
 
 
+WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST)
+
+
+def sent_unacked(rig, psns, secs=0.5):
+    """Add to @psns the WRITE packets sroce1 sends in @secs (no ACK)."""
+    end = time.time() + secs
+    while time.time() < end:
+        for b, _ in rig.wire.replies(1, timeout=0.05):
+            if b['opcode'] in WRITE_OPS:
+                psns.add(b['psn'])
+    return psns
+
+
+def ack_upto(rig, qp, psn):
+    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, psn) +
+             struct.pack('!I', 0x1f << 24 | 1))
+
+
+def cnp(rig, qp):
+    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+
+
+def cnp_windows(rig, qp, n):
+    """@n 32-packet WRITEs, each with two CNPs while all of it is in
+    flight, then ACKed: (packets each sent before its ACK, all completed,
+    next PSN)."""
+    sizes, ok, psn = [], True, 0
+    for _ in range(n):
+        post_write(rig, qp, 32 * 1024)
+        sizes.append(len(sent_unacked(rig, set())))
+        cnp(rig, qp)
+        cnp(rig, qp)  # the same window of data: no second cut
+        time.sleep(0.1)
+        ack_upto(rig, qp, psn + 31)
+        wc = poll(rig.cq, 5.0)
+        ok = ok and wc is not None and wc.status == e.IBV_WC_SUCCESS
+        psn += 32
+    return sizes, ok, psn
+
+
+def test_cnp_window(rig):
+    """cnp_window_cut: a CNP that DCQCN handles halves an RC QP's window,
+    once per window of data, while packets are in flight.  The rate floor
+    is the port's speed, so only the window holds packets back.  256
+    packets: after cuts in four windows of 32 packets (256 -> 128 -> 64
+    -> 32 -> 16: halving from the window, down to the flight at once and
+    the rest as ACKs come) 16 of the next 32 leave before an ACK."""
+    knob('roce_rp/cc_algo', 'dcqcn')
+    knob('roce_rp/flavour', 'mlx')  # every RP default again
+    knob('roce_rp/rpg_min_rate', 400000)
+    qp = patient(rig)
+    cuts = counter('req_cnp_window_cuts')
+    cnp(rig, qp)
+    time.sleep(0.2)
+    check('cnp_window_cut: a CNP at an idle QP cuts no window',
+          counter('req_cnp_window_cuts') == cuts)
+    sizes, ok, psn = cnp_windows(rig, qp, 4)
+    d = counter('req_cnp_window_cuts') - cuts
+    check('four windows of 32 packets with two CNPs each: four cuts',
+          d == 4 and sizes == [32] * 4 and ok, (d, sizes, ok))
+    post_write(rig, qp, 32 * 1024)
+    first = sent_unacked(rig, set())
+    print('# after four cuts: %d of 32 packets before an ACK' % len(first))
+    check('after four cuts 16 of 32 packets leave before an ACK',
+          first == set(range(psn, psn + 16)), sorted(first))
+    ack_upto(rig, qp, psn + 15)
+    rest = sent_unacked(rig, set(), 1.0)
+    ack_upto(rig, qp, psn + 31)
+    wc = poll(rig.cq, 5.0)
+    check('an ACK of the 16 lets the other 16 go; the WRITE completes',
+          rest == set(range(psn + 16, psn + 32)) and wc is not None and
+          wc.status == e.IBV_WC_SUCCESS, (sorted(rest), wc and wc.status))
+    knob('roce_rp/cnp_window_cut', 0)
+    qp = patient(rig)
+    cuts = counter('req_cnp_window_cuts')
+    sizes, ok, psn = cnp_windows(rig, qp, 5)
+    d = counter('req_cnp_window_cuts') - cuts
+    check('cnp_window_cut 0: no cut, 32 of 32 packets in every window',
+          d == 0 and sizes == [32] * 5 and ok, (d, sizes, ok))
+    knob('roce_rp/flavour', 'mlx')
+
+
 def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..34')
+    print('1..39')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)
@@ -617,6 +699,7 @@ def main():
     test_fixed(rig)
     test_reset_rate(rig)
     test_reset_probe(rig)
+    test_cnp_window(rig)
     finish()
 
 

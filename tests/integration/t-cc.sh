@@ -5,7 +5,8 @@
 # ECN marking on transmit, CE -> CNP on the wire (notification point),
 # CNPs handled/ignored and READ responses paced at the cut rate (reaction
 # point), RESET giving a QP the congestion state of a new one (rate and
-# RTT probe), the counters and the sroce: tracepoints.  The wire part is
+# RTT probe), a CNP halving an RC QP's window (cnp_window_cut), the
+# counters and the sroce: tracepoints.  The wire part is
 # cc_wire.py, which plays the remote peer with crafted packets.
 #
 # Topology: make_two_ns (see lib.sh); cc_wire.py runs in ns2 and uses the
@@ -17,7 +18,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 46 "sroce congestion control"
+ktap_begin 51 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -60,7 +61,8 @@ defaults() {
 		expect_knob $rp/rate_reduce_monitor_period 4 &&
 		expect_knob $rp/initial_alpha_value 1023 &&
 		expect_knob $rp/clamp_tgt_rate 0 &&
-		expect_knob $rp/clamp_tgt_rate_after_time_inc 1
+		expect_knob $rp/clamp_tgt_rate_after_time_inc 1 &&
+		expect_knob $rp/cnp_window_cut 1
 }
 ktap_check "ecn/ knobs exist with the NVIDIA defaults" defaults
 
@@ -87,6 +89,7 @@ bad_writes() {
 		refuse $rp/rpg_min_rate 0 && refuse $rp/dce_tcp_rtt 0 &&
 		refuse $rp/initial_alpha_value 1025 &&
 		refuse $rp/clamp_tgt_rate 2 && refuse $rp/rpg_ai_rate abc &&
+		refuse $rp/cnp_window_cut 2 &&
 		refuse $rp/rpg_max_rate 400001 &&
 		refuse $rp/flavour fancy && refuse $rp/cc_algo bogus
 }
@@ -101,8 +104,11 @@ good_writes() {
 		expect_knob $rp/dce_tcp_g 1020 &&
 		expect_knob $rp/rpg_threshold 5 &&
 		expect_knob $rp/rpg_byte_reset 10485760 &&
+		echo 0 >$rp/cnp_window_cut &&
+		expect_knob $rp/cnp_window_cut 0 &&
 		echo mlx >$rp/flavour && expect_knob $rp/rpg_time_reset 300 &&
-		expect_knob $rp/rpg_ai_rate 5
+		expect_knob $rp/rpg_ai_rate 5 &&
+		expect_knob $rp/cnp_window_cut 1
 }
 ktap_check "writes in range read back; flavour loads its defaults" good_writes
 
@@ -161,7 +167,7 @@ out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 34).
+# Relay the child's results as ours (its plan is 39).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;

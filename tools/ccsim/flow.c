@@ -111,6 +111,8 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		p->clamp_tgt_rate = !!v;
 	else if (!strcmp(key, "clamp_tgt_rate_after_time_inc"))
 		p->clamp_tgt_rate_after_time_inc = !!v;
+	else if (!strcmp(key, "cnp_window_cut"))
+		p->cnp_win_cut = !!v;
 	else if (!strcmp(key, "hpcc_eta"))
 		p->hpcc_eta = (u32)v;
 	else if (!strcmp(key, "hpcc_max_stage"))
@@ -360,6 +362,8 @@ void sim_flow_cnp(struct sim *s, u32 i)
 	/* as kernel/cc.c: a new episode's pacing starts now, no credit */
 	if (!sroce_cc_cnp(s->ops, &f->cc, &f->params, &f->edt, ns))
 		f->cnps_ignored++;
+	else if (s->cfg.gbn && f->params.cnp_win_cut)
+		sim_rc_cnp(s, i);
 	if (!st.active && f->cc.active && !f->start_seen) {
 		f->start_seen = true;
 		f->start_at = s->now;

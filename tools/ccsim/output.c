@@ -275,7 +275,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 	const struct sim_config *c = &s->cfg;
 	u64 win = c->measure_end - c->measure_start, last = 0, total = 0;
 	struct sim_port sum = sim_ports_sum(s);
-	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0;
+	u64 *q, cnps = 0, paused = 0, retx = 0, rtos = 0, naks = 0, wcuts = 0;
 	u64 waits = 0, starts = 0, samples = 0;
 	double x[SIM_MAX_FLOWS];
 	size_t j, nq = 0, in_band = 0;
@@ -333,6 +333,7 @@ int sim_out_summary(struct sim *s, FILE *fp)
 		retx += f->retx;
 		rtos += f->timeouts;
 		naks += f->naks_rcvd;
+		wcuts += f->cnp_cuts;
 		waits += f->pace_waits;
 		starts += f->cc_starts;
 		samples += f->rtt_samples;
@@ -410,6 +411,9 @@ int sim_out_summary(struct sim *s, FILE *fp)
 			(unsigned long long)(retx / 1000));
 		fprintf(fp, "timeouts = %llu\n", (unsigned long long)rtos);
 		fprintf(fp, "naks = %llu\n", (unsigned long long)naks);
+		if (c->recovery)
+			fprintf(fp, "cnp_window_cuts = %llu\n",
+				(unsigned long long)wcuts);
 	}
 	sim_convergence(s, fp, last);
 	fprintf(fp, "events = %llu\n", (unsigned long long)s->events);

@@ -32,9 +32,13 @@
  * (until snd_una passes the highest PSN sent at the cut); a timeout
  * leaves one packet and doubles the timeout, up to 4 times; ACKs let it
  * grow by the packets they acknowledge up to ssthresh, then by one per
- * window, and reset the backoff.  The kernel's undo of a spurious
- * timeout is not modelled (in the model an ACK is never later than its
- * queue's delay).
+ * window, and reset the backoff.  With [cc] cnp_window_cut (the default,
+ * as the kernel's knob) a CNP the algorithm handled halves the window
+ * while packets are in flight, once per window of data, gradually as
+ * the kernel's sroce_comp_win_reduce(): at once down to the flight plus
+ * one, then by one packet per two acknowledged.  The kernel's undo of a
+ * spurious timeout is not modelled (in the model an ACK is never later
+ * than its queue's delay).
  */
 #include "sim.h"
 
@@ -84,6 +88,11 @@ static void sim_rc_cut(struct sim *s, struct sim_flow *f, bool timeout)
 
 	if (!s->cfg.recovery)
 		return;
+	/* a go-back-N follows: a shrinking window is at its target at once */
+	if (f->cwnd_shrink) {
+		f->cwnd = f->ssthresh;
+		f->cwnd_shrink = false;
+	}
 	if (!timeout && f->in_recovery && f->snd_una < f->recover_psn)
 		return;
 	f->ssthresh = flight / 2 > SIM_RC_LOSS_MIN ? flight / 2 :
@@ -100,7 +109,25 @@ static void sim_rc_grow(struct sim *s, struct sim_flow *f, u32 acked)
 	u32 wmax = sim_rc_wmax(s, f);
 
 	f->backoff = 0;
-	if (!s->cfg.recovery || f->cwnd >= wmax)
+	if (!s->cfg.recovery)
+		return;
+	if (f->cwnd_shrink) {
+		/* one packet may follow for each two acknowledged */
+		u32 dec;
+
+		f->cwnd_acc += acked;
+		dec = f->cwnd_acc / 2 < f->cwnd - f->ssthresh ?
+			      f->cwnd_acc / 2 :
+			      f->cwnd - f->ssthresh;
+		f->cwnd_acc -= 2 * dec;
+		f->cwnd -= dec;
+		if (f->cwnd <= f->ssthresh) {
+			f->cwnd_shrink = false;
+			f->cwnd_acc = 0;
+		}
+		return;
+	}
+	if (f->cwnd >= wmax)
 		return;
 	if (f->cwnd < f->ssthresh) {
 		f->cwnd = f->cwnd + acked < wmax ? f->cwnd + acked : wmax;
@@ -247,4 +274,29 @@ void sim_rc_timeout(struct sim *s, u32 i)
 	f->snd_nxt = f->snd_una;
 	sim_rc_arm(s, i);
 	sim_flow_kick(s, i);
+}
+
+/*
+ * A CNP the algorithm handled (cnp_window_cut): half the window, from the
+ * window, reached gradually; while packets are in flight, once per window.
+ */
+void sim_rc_cnp(struct sim *s, u32 i)
+{
+	struct sim_flow *f = &s->flows[i];
+	u32 flight = f->snd_nxt - f->snd_una;
+
+	if (!s->cfg.recovery || !flight ||
+	    (f->in_recovery && f->snd_una < f->recover_psn))
+		return;
+	f->ssthresh = f->cwnd / 2 > SIM_RC_LOSS_MIN ? f->cwnd / 2 :
+						      SIM_RC_LOSS_MIN;
+	if (flight + 1 < f->cwnd)
+		f->cwnd = flight + 1;
+	if (f->cwnd < f->ssthresh)
+		f->cwnd = f->ssthresh;
+	f->cwnd_shrink = f->cwnd > f->ssthresh;
+	f->cwnd_acc = 0;
+	f->recover_psn = f->snd_max;
+	f->in_recovery = true;
+	f->cnp_cuts++;
 }

@@ -115,15 +115,19 @@ for tb in testbed testbed-50; do
 	done
 done
 # The untuned testbeds of tests/integration/cc-fabric.sh (cc-fabric.ini,
-# cc-fabric-reverse.ini), with the kernel's loss recovery (-rec) and with
-# plain go-back-N (-gbn, the kernel before issue 17): ccfab-* rows.
+# cc-fabric-reverse.ini), with the kernel's loss recovery and defaults
+# (-rec: a CNP cuts the window too), with the rate alone reacting to CNPs
+# (-rate: cnp_window_cut 0) and with plain go-back-N (-gbn, the kernel
+# before issue 17): ccfab-* rows.
 # ccfab_run NAME SCENARIO [-D ...]
 ccfab_run() {
 	local name=$1 ini=$2
 	shift 2
 	run "$name-rec" "$ini" -D sim.recovery=on "$@" noline
+	run "$name-rate" "$ini" -D sim.recovery=on -D cc.cnp_window_cut=0 \
+		"$@" noline
 	run "$name-gbn" "$ini" "$@" noline
-	for v in rec gbn; do
+	for v in rec rate gbn; do
 		awk -v name="$name-$v" -F' = ' '
 			{ v[$1] = $2 }
 			END { printf "%-22s %6s %6s %8s %8s %8s %7s %9s %8s\n",

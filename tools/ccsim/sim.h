@@ -273,6 +273,8 @@ struct sim_flow {
 	/* [sim] recovery: kernel/comp.c's recovery window (packets) */
 	u32 cwnd, ssthresh, cwnd_acc, recover_psn, backoff;
 	bool in_recovery;
+	bool cwnd_shrink; /* a CNP's cut: ACKs shrink cwnd to ssthresh */
+	u64 cnp_cuts; /* window cuts by CNPs (req_cnp_window_cuts) */
 	/* transport (gbn): receiver side */
 	u32 rcv_nxt; /* next PSN expected */
 	bool nak_sent; /* a NAK for rcv_nxt is out: drop silently until it */
@@ -381,6 +383,7 @@ bool sim_rc_receive(struct sim *s, const struct sim_pkt *pkt, u64 at_rx);
 void sim_rc_ack(struct sim *s, u32 i, u32 psn);
 void sim_rc_nak(struct sim *s, u32 i, u32 psn);
 void sim_rc_timeout(struct sim *s, u32 i);
+void sim_rc_cnp(struct sim *s, u32 i);
 
 /* ---- output.c ---- */
 int sim_out_open(struct sim *s, const char *dir);
