@@ -127,10 +127,11 @@ suite_guests() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	start=$(date +%s)
-	if [ $# -gt 0 ] && [ ${#suite[@]} -eq 0 ]; then
-		echo "$who: no file for the suite's guest"
-	elif ! [[ ${SROCE_SUITE_GUESTS:-1} =~ ^[1-9][0-9]?$ ]]; then
+	# A bad guest count is reported also when no suite guest would boot.
+	if ! [[ ${SROCE_SUITE_GUESTS:-1} =~ ^[1-9][0-9]?$ ]]; then
 		summary_fail "$who" "bad SROCE_SUITE_GUESTS '$SROCE_SUITE_GUESTS'"
+	elif [ $# -gt 0 ] && [ ${#suite[@]} -eq 0 ]; then
+		echo "$who: no file for the suite's guest"
 	elif [ "${SROCE_SUITE_GUESTS:-1}" -gt 1 ]; then
 		split_guests "$who" "$res" "$tmo" "${suite[@]}"
 		echo "$who: the suite's guests ran $(($(date +%s) - start)) s"
