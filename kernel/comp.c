@@ -457,18 +457,36 @@ static void sroce_comp_win_reduce(struct sroce_req *req)
  * something is in flight (a CNP that comes after the QP's packets were
  * all acknowledged, or a flood at an idle QP, cuts nothing).
  */
-void sroce_comp_cnp(struct sroce_qp *qp)
+static void sroce_comp_cnp_locked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	spin_lock_bh(&req->lock);
+	lockdep_assert_held(&req->lock);
 	if (!req->stopped && !req->error &&
 	    (req->state == IB_QPS_RTS || req->state == IB_QPS_SQD) &&
 	    sroce_comp_flight(req) && !sroce_comp_recovering(req)) {
 		sroce_comp_win_reduce(req);
 		sroce_counter_inc(qp->sdev, SROCE_CNT_REQ_CNP_WIN_CUTS);
 	}
-	sroce_req_unlock(qp);
+}
+
+/*
+ * As a response does (sroce_comp_rx()), the CNP never spins on req.lock:
+ * it leaves req.cnp_cut, and whoever holds the lock, or this softirq if
+ * it is free, makes the cut before letting go through sroce_comp_unlock().
+ * A holder that lets go otherwise (sroce_req_unlock()) leaves it to the
+ * next that does: the cut matters only while packets are in flight, and
+ * their ACKs come through sroce_comp_unlock().
+ */
+void sroce_comp_cnp(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	WRITE_ONCE(req->cnp_cut, 1);
+	/* The flag before the look at the lock; pairs with the unlock's. */
+	smp_mb();
+	if (spin_trylock_bh(&req->lock))
+		sroce_comp_unlock(qp);
 }
 
 /*
@@ -1187,6 +1205,8 @@ static void __sroce_comp_unlock(struct sroce_qp *qp, bool in_post)
 		bool run = xchg(&req->kick, 0);
 
 		lockdep_assert_held(&req->lock);
+		if (READ_ONCE(req->cnp_cut) && xchg(&req->cnp_cut, 0))
+			sroce_comp_cnp_locked(qp);
 		while (budget && (skb = skb_dequeue(&req->backlog))) {
 			sroce_comp_rx_locked(qp, skb);
 			budget--;
@@ -1201,12 +1221,12 @@ static void __sroce_comp_unlock(struct sroce_qp *qp, bool in_post)
 		else
 			sroce_req_after_unlock(qp);
 		/*
-		 * The unlock before the look; pairs with sroce_comp_rx() and
-		 * sroce_req_run().
+		 * The unlock before the look; pairs with sroce_comp_rx(),
+		 * sroce_comp_cnp() and sroce_req_run().
 		 */
 		smp_mb();
 		if (skb_queue_empty_lockless(&req->backlog) &&
-		    !READ_ONCE(req->kick))
+		    !READ_ONCE(req->kick) && !READ_ONCE(req->cnp_cut))
 			return;
 		if (!budget) {
 			/*

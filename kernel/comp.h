@@ -26,7 +26,7 @@ void sroce_comp_timers_setup(struct sroce_qp *qp);
 void sroce_comp_local_drop(struct sroce_qp *qp);
 /*
  * A CNP the reaction point handled, cnp_window_cut set: cut the window
- * (RC; takes req.lock; softirq).
+ * (RC; softirq; made by whoever holds req.lock, never waits for it).
  */
 void sroce_comp_cnp(struct sroce_qp *qp);
 /* A request packet went out: make sure the retransmit timer runs. */

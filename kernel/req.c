@@ -280,6 +280,8 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			req->in_recovery = false;
 			req->win_shrink = false;
 			req->rto_undo = false;
+			/* no CNP of the last connection cuts the new one */
+			WRITE_ONCE(req->cnp_cut, 0);
 		}
 		req->ackreq_stamp = jiffies;
 	}

@@ -143,6 +143,13 @@ struct sroce_req {
 	 * the work for a kick or a non-empty backlog.
 	 */
 	unsigned int kick;
+	/*
+	 * A CNP asked for a window cut (sroce_comp_cnp()): as a kick, set
+	 * without the lock, taken with xchg() by the holder that lets go
+	 * (sroce_comp_unlock()), so the receive softirq never spins on
+	 * req.lock for it.
+	 */
+	unsigned int cnp_cut;
 
 	/* Snapshots of the QP attributes, written by modify_qp (both qp->lock
 	 * and req.lock held) so the data path never takes qp->lock.

@@ -669,6 +669,28 @@ def test_cnp_window(rig):
     check('an ACK of the 16 lets the other 16 go; the WRITE completes',
           rest == set(range(psn + 16, psn + 32)) and wc is not None and
           wc.status == e.IBV_WC_SUCCESS, (sorted(rest), wc and wc.status))
+    # The window is 17 now.  A CNP with 17 in flight: ssthresh 8, the
+    # window stays 17 and shrinks by one per two acknowledged, so an ACK
+    # of 8 lets 4 more go (a cut at once to 8 would let none, no cut 8).
+    psn += 32
+    post_write(rig, qp, 32 * 1024)
+    seen = sent_unacked(rig, set())
+    cnp(rig, qp)
+    time.sleep(0.1)
+    ack_upto(rig, qp, psn + 7)
+    more = sent_unacked(rig, set())
+    after8 = sorted(more)
+    end = time.time() + 10
+    while len(seen | more) < 32 and time.time() < end:
+        ack_upto(rig, qp, max(seen | more))
+        sent_unacked(rig, more, 0.3)
+    ack_upto(rig, qp, psn + 31)
+    wc = poll(rig.cq, 5.0)
+    check('a cut with 17 in flight is gradual: an ACK of 8 lets 4 go',
+          seen == set(range(psn, psn + 17)) and
+          after8 == list(range(psn + 17, psn + 21)) and
+          wc is not None and wc.status == e.IBV_WC_SUCCESS,
+          (len(seen), after8, wc and wc.status))
     knob('roce_rp/cnp_window_cut', 0)
     qp = patient(rig)
     cuts = counter('req_cnp_window_cuts')
@@ -683,7 +705,7 @@ def main():
     rig = Rig(int(sys.argv[1]))
     print('KTAP version 1')
     print('# sroce congestion control on the wire')
-    print('1..39')
+    print('1..40')
     qp = rig.rc_qp()
     for i in range(16):
         rig.post_recv(qp, 32768 + (i % 8) * 1024, 1024, 100 + i)

@@ -18,7 +18,7 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
-ktap_begin 51 "sroce congestion control"
+ktap_begin 52 "sroce congestion control"
 
 if ! ktap_check "load sroce.ko" load_sroce ||
 	! ktap_check "two namespaces with sroce1 and sroce2" make_two_ns; then
@@ -167,7 +167,7 @@ out=$(ip netns exec ns2 env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
 	"$knobs" 2>&1)
 rc=$?
 umount "$knobs" "$hwc"
-# Relay the child's results as ours (its plan is 39).
+# Relay the child's results as ours (its plan is 40).
 while IFS= read -r line; do
 	case $line in
 	"ok "*) ktap_pass "${line#ok [0-9]* }" ;;
