@@ -139,7 +139,7 @@ bench-mpi: deps
 	bench/mpi/run.sh
 
 # check-cc-fabric: congestion on untuned bottlenecks (issue 17; 5-10 min,
-# not yet green with 8 senders, so not in make check).
+# too long for make check).
 check-cc-fabric: deps
 	$(MAKE) all
 	SROCE_VM_TIMEOUT=1800 tests/integration/run.sh cc-fabric
