@@ -42,6 +42,20 @@ def acks(replies):
     return [b for b, _ in replies if b['opcode'] == rc.RC_ACK]
 
 
+WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST)
+
+
+def cnp(rig, qpn):
+    """A CNP from the peer to sroce1's QP @qpn."""
+    rig.send(rc.bth(rc.CNP, qpn, 0, becn=True) + b'\0' * 16)
+
+
+def ack_upto(rig, qpn, psn):
+    """The peer's ACK of everything up to @psn to sroce1's QP @qpn."""
+    rig.send(rc.bth(rc.RC_ACK, qpn, psn) +
+             struct.pack('!I', 0x1f << 24 | 1))
+
+
 def test_tx_ecn(rig, qp):
     """ECT(0) by default on what sroce sends; per priority; DSCP default."""
     r = rig.ask(rc.bth(rc.RC_SEND_ONLY, qp.qp_num, 100, ackreq=True) + b'a')
@@ -144,7 +158,7 @@ def read_span(rig, qp, psn, length=16384):
 def test_rp(rig):
     """CNPs: ignored for unknown QPs, handled for ours; READ paced."""
     ign = counter('rp_cnp_ignored')
-    rig.send(rc.bth(rc.CNP, 0x7fff00, 0, becn=True) + b'\0' * 16)
+    cnp(rig, 0x7fff00)
     time.sleep(0.2)
     check('CNP for an unknown QP: rp_cnp_ignored +1',
           counter('rp_cnp_ignored') - ign == 1)
@@ -165,7 +179,7 @@ def test_rp(rig):
     knob('roce_rp/rpg_min_rate', 2)
     qp = rig.rc_qp()
     hnd = counter('rp_cnp_handled')
-    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    cnp(rig, qp.qp_num)
     time.sleep(0.2)
     check('CNP for our QP: rp_cnp_handled +1',
           counter('rp_cnp_handled') - hnd == 1)
@@ -180,7 +194,7 @@ def test_rp(rig):
 
     hnd = counter('rp_cnp_handled')
     for _ in range(2000):
-        rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+        cnp(rig, qp.qp_num)
     time.sleep(0.5)
     d = counter('rp_cnp_handled') - hnd
     check('CNP flood of 2000: all handled', d == 2000, d)
@@ -214,7 +228,7 @@ def test_read_replay_late(rig):
     n, _ = read_span(rig, qp, 100, 65536)
     rig.mr.write(bytes((i * 7 + 1) & 0xff for i in range(1024)), 1024, 8192)
     for _ in range(3):
-        rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+        cnp(rig, q)
     time.sleep(0.2)
     skip = counter('resp_rd_replay_skipped')
     w = rig.wire
@@ -252,7 +266,7 @@ def test_read_mr_gone(rig):
     qp = rig.rc_qp()
     q = qp.qp_num
     for _ in range(3):
-        rig.send(rc.bth(rc.CNP, q, 0, becn=True) + b'\0' * 16)
+        cnp(rig, q)
     time.sleep(0.2)
     rig.wire.drain()
     rig.send(rc.bth(rc.RC_READ_REQ, q, 100) + rc.reth(mr.buf, mr.rkey, 65536))
@@ -279,14 +293,11 @@ def write_span(rig, qp, length=8192):
     wr.set_wr_rdma(0x1234, 0x10000)
     qp.post_send(wr)
     r = rig.wire.replies(want, timeout=10.0)
-    r = [x for x in r if x[0]['opcode'] in (rc.RC_WRITE_FIRST,
-                                            rc.RC_WRITE_MIDDLE,
-                                            rc.RC_WRITE_LAST)]
+    r = [x for x in r if x[0]['opcode'] in WRITE_OPS]
     if len(r) != want:
         return len(r), 0.0, False
     last = r[-1][0]['psn']
-    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, last) +
-             struct.pack('!I', 0x1f << 24 | 1))
+    ack_upto(rig, qp.qp_num, last)
     wc = poll(rig.cq)
     ok = wc is not None and wc.status == e.IBV_WC_SUCCESS
     return len(r), r[-1][0]['time'] - r[0][0]['time'], ok
@@ -297,7 +308,7 @@ def test_requester_pacing(rig):
     qp = rig.rc_qp()
     n, span, ok = write_span(rig, qp)
     print('# unpaced 8 KB WRITE: %.1f ms first to last' % (span * 1e3))
-    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    cnp(rig, qp.qp_num)
     time.sleep(0.1)
     n2, span2, ok2 = write_span(rig, qp)
     print('# 8 KB WRITE after a CNP (5 Mb/s): %.1f ms' % (span2 * 1e3))
@@ -327,8 +338,7 @@ def collect(rig, qp, want, tick=None):
         if tick:
             tick()
         for b, _ in rig.wire.replies(1, timeout=0.01):
-            if b['opcode'] not in (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE,
-                                   rc.RC_WRITE_LAST) or b['psn'] in first:
+            if b['opcode'] not in WRITE_OPS or b['psn'] in first:
                 continue
             first[b['psn']] = b['time']
             last = len(first) == want
@@ -487,8 +497,7 @@ def test_timely(rig):
          if b['opcode'] == rc.RC_WRITE_ONLY]
     time.sleep(0.02)
     if r:
-        rig.send(rc.bth(rc.RC_ACK, qp.qp_num, r[0]['psn']) +
-                 struct.pack('!I', 0x1f << 24 | 1))
+        ack_upto(rig, qp.qp_num, r[0]['psn'])
     wc = poll(rig.cq, 5.0)
     algo2, rate = qp_rate(qp)
     knob('roce_rp/rpg_min_dec_fac', dec_fac)
@@ -520,7 +529,7 @@ def test_fixed(rig):
     check('fixed: RDMA WRITE paced at rpg_max_rate 5 Mb/s',
           n == 8 and ok and span >= 0.010, (n, ok, span))
     ign = counter('rp_cnp_ignored')
-    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    cnp(rig, qp.qp_num)
     time.sleep(0.2)
     check('fixed: a CNP is ignored (rp_cnp_ignored +1)',
           counter('rp_cnp_ignored') - ign == 1)
@@ -539,7 +548,7 @@ def test_reset_rate(rig):
     knob('roce_rp/rate_to_set_on_first_cnp', 5)  # Mb/s
     qp = rig.rc_qp()
     algo, line = qp_rate(qp)
-    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
+    cnp(rig, qp.qp_num)
     time.sleep(0.2)
     algo2, cut = qp_rate(qp)
     rig.reconnect(qp, 1000)
@@ -583,8 +592,7 @@ def test_reset_probe(rig):
     rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 100) +
              struct.pack('!I', 0x60 << 24))  # NAK: PSN sequence error
     resent = write_only()
-    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, 100) +
-             struct.pack('!I', 0x1f << 24 | 1))
+    ack_upto(rig, qp.qp_num, 100)
     wc = poll(rig.cq, 5.0)
     algo2, rate = qp_rate(qp)
     print('# timely: line %d kbit/s, after RESET and a resent WRITE %d' %
@@ -597,9 +605,6 @@ def test_reset_probe(rig):
            wc and wc.status, line, rate))
 
 
-WRITE_OPS = (rc.RC_WRITE_FIRST, rc.RC_WRITE_MIDDLE, rc.RC_WRITE_LAST)
-
-
 def sent_unacked(rig, psns, secs=0.5):
     """Add to @psns the WRITE packets sroce1 sends in @secs (no ACK)."""
     end = time.time() + secs
@@ -610,15 +615,6 @@ def sent_unacked(rig, psns, secs=0.5):
     return psns
 
 
-def ack_upto(rig, qp, psn):
-    rig.send(rc.bth(rc.RC_ACK, qp.qp_num, psn) +
-             struct.pack('!I', 0x1f << 24 | 1))
-
-
-def cnp(rig, qp):
-    rig.send(rc.bth(rc.CNP, qp.qp_num, 0, becn=True) + b'\0' * 16)
-
-
 def cnp_windows(rig, qp, n):
     """@n 32-packet WRITEs, each with two CNPs while all of it is in
     flight, then ACKed: (packets each sent before its ACK, all completed,
@@ -627,10 +623,10 @@ def cnp_windows(rig, qp, n):
     for _ in range(n):
         post_write(rig, qp, 32 * 1024)
         sizes.append(len(sent_unacked(rig, set())))
-        cnp(rig, qp)
-        cnp(rig, qp)  # the same window of data: no second cut
+        cnp(rig, qp.qp_num)
+        cnp(rig, qp.qp_num)  # the same window of data: no second cut
         time.sleep(0.1)
-        ack_upto(rig, qp, psn + 31)
+        ack_upto(rig, qp.qp_num, psn + 31)
         wc = poll(rig.cq, 5.0)
         ok = ok and wc is not None and wc.status == e.IBV_WC_SUCCESS
         psn += 32
@@ -649,7 +645,7 @@ def test_cnp_window(rig):
     knob('roce_rp/rpg_min_rate', 400000)
     qp = patient(rig)
     cuts = counter('req_cnp_window_cuts')
-    cnp(rig, qp)
+    cnp(rig, qp.qp_num)
     time.sleep(0.2)
     check('cnp_window_cut: a CNP at an idle QP cuts no window',
           counter('req_cnp_window_cuts') == cuts)
@@ -662,9 +658,9 @@ def test_cnp_window(rig):
     print('# after four cuts: %d of 32 packets before an ACK' % len(first))
     check('after four cuts 16 of 32 packets leave before an ACK',
           first == set(range(psn, psn + 16)), sorted(first))
-    ack_upto(rig, qp, psn + 15)
+    ack_upto(rig, qp.qp_num, psn + 15)
     rest = sent_unacked(rig, set(), 1.0)
-    ack_upto(rig, qp, psn + 31)
+    ack_upto(rig, qp.qp_num, psn + 31)
     wc = poll(rig.cq, 5.0)
     check('an ACK of the 16 lets the other 16 go; the WRITE completes',
           rest == set(range(psn + 16, psn + 32)) and wc is not None and
@@ -675,16 +671,16 @@ def test_cnp_window(rig):
     psn += 32
     post_write(rig, qp, 32 * 1024)
     seen = sent_unacked(rig, set())
-    cnp(rig, qp)
+    cnp(rig, qp.qp_num)
     time.sleep(0.1)
-    ack_upto(rig, qp, psn + 7)
+    ack_upto(rig, qp.qp_num, psn + 7)
     more = sent_unacked(rig, set())
     after8 = sorted(more)
     end = time.time() + 10
     while len(seen | more) < 32 and time.time() < end:
-        ack_upto(rig, qp, max(seen | more))
+        ack_upto(rig, qp.qp_num, max(seen | more))
         sent_unacked(rig, more, 0.3)
-    ack_upto(rig, qp, psn + 31)
+    ack_upto(rig, qp.qp_num, psn + 31)
     wc = poll(rig.cq, 5.0)
     check('a cut with 17 in flight is gradual: an ACK of 8 lets 4 go',
           seen == set(range(psn, psn + 17)) and
