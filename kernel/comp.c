@@ -115,32 +115,21 @@ static u32 sroce_comp_flight(const struct sroce_req *req)
 {
 	s32 d = sroce_psn_diff(req->psn, req->una_psn);
 
-	return d > 0 ? min_t(u32, d, req->win) : 0;
+	return d > 0 ? min_t(u32, d, req->win.size) : 0;
 }
 
 /* A cut: the next may come only after everything sent until now. */
 static void sroce_comp_recovery_start(struct sroce_req *req)
 {
-	req->win_acc = 0;
 	req->recover_psn = req->psn_max;
 	req->in_recovery = true;
 }
 
 /*
- * The recovery window (req.win).  sroce is RoCE on Ethernet that may drop:
- * a queue that overflows (a tail-drop queue, or RED with ECN, which marks
- * instead of dropping up to its hard limit) loses a batch of packets of
- * every flow that sends into it.  Go-back-N then resends the whole window
- * at once, into the same queue, and a QP that lost everything in flight
- * keeps losing its resends to flows that refill the queue as it drains:
- * each lost resend of the oldest packet costs a retry, and after
- * retry_cnt + 1 timeouts in a row the QP is dead (IB_WC_RETRY_EXC_ERR),
- * while the other flows go on.  NVIDIA's NICs restart slowly after a
- * retransmission for the same reason ("slow restart").  So, as TCP does
- * (RFC 5681): a sequence NAK halves the window to half of what was in
- * flight, once per window of data; a timeout leaves one packet; ACKs
- * let it grow by what they acknowledge up to ssthresh, then by one per
- * window.  A QP that loses nothing keeps SROCE_REQ_WINDOW.
+ * A loss cuts the recovery window (req.win, the model: proto/win.h), once
+ * per window of data; a timeout always does.  A go-back-N follows (the
+ * flight becomes 0), so a window still shrinking after a CNP or a refusal
+ * is at its target at once, cut or not.
  */
 static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 {
@@ -148,28 +137,17 @@ static void sroce_comp_win_cut(struct sroce_qp *qp, bool timeout)
 	u32 flight = sroce_comp_flight(req);
 
 	lockdep_assert_held(&req->lock);
-	/*
-	 * A go-back-N follows (the flight becomes 0): a window still
-	 * shrinking after a refusal (sroce_comp_local_drop()) is at its
-	 * target at once, or the whole of it would go again in one burst.
-	 */
-	if (req->win_shrink) {
-		req->win = req->ssthresh;
-		req->win_shrink = false;
-	}
+	sroce_win_settle(&req->win);
 	if (!timeout && sroce_comp_recovering(req))
 		return;
 	/* Only refused packets outstanding: halve the window, as they do. */
 	if (!flight)
-		flight = req->win;
+		flight = req->win.size;
 	if (timeout && !req->rto_undo) {
 		req->rto_undo = true;
 		req->win_undo = req->win;
-		req->ssthresh_undo = req->ssthresh;
 	}
-	req->ssthresh = max_t(u32, flight / 2, SROCE_REQ_WINDOW_LOSS_MIN);
-	req->win = timeout ? SROCE_REQ_WINDOW_MIN : req->ssthresh;
-	req->win_shrink = false;
+	sroce_win_cut(&req->win, flight, timeout);
 	sroce_comp_recovery_start(req);
 }
 
@@ -189,45 +167,8 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 	if (!req->rto_undo || !sroce_psn_after(una, req->psn))
 		return;
 	req->rto_undo = false;
-	req->win_shrink = false;
-	req->win = max(req->win, req->win_undo);
-	req->ssthresh = max(req->ssthresh, req->ssthresh_undo);
+	sroce_win_undo(&req->win, &req->win_undo);
 	req->in_recovery = false;
-}
-
-static void sroce_comp_win_grow(struct sroce_qp *qp, u32 acked)
-{
-	struct sroce_req *req = &qp->req;
-
-	lockdep_assert_held(&req->lock);
-
-	/* Only the first ACK after a timeout may show it was spurious. */
-	req->rto_undo = false;
-	if (req->win_shrink) {
-		/* One packet may follow for each two acknowledged. */
-		u32 dec;
-
-		req->win_acc += acked;
-		dec = min(req->win_acc / 2, req->win - req->ssthresh);
-		req->win_acc -= 2 * dec;
-		req->win -= dec;
-		if (req->win <= req->ssthresh) {
-			req->win_shrink = false;
-			req->win_acc = 0;
-		}
-		return;
-	}
-	if (req->win >= SROCE_REQ_WINDOW)
-		return;
-	if (req->win < req->ssthresh) {
-		req->win = min_t(u32, req->win + acked, SROCE_REQ_WINDOW);
-		return;
-	}
-	req->win_acc += acked;
-	while (req->win_acc >= req->win && req->win < SROCE_REQ_WINDOW) {
-		req->win_acc -= req->win;
-		req->win++;
-	}
 }
 
 /*
@@ -242,7 +183,9 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 
 	lockdep_assert_held(&req->lock);
 	sroce_cc_rtt_acked(qp, &qp->cc, req->una_psn);
-	sroce_comp_win_grow(qp, acked);
+	/* Only the first ACK after a timeout may show it was spurious. */
+	req->rto_undo = false;
+	sroce_win_grow(&req->win, acked, SROCE_REQ_WINDOW);
 	/*
 	 * Recovery ends with what was sent before its cut acknowledged; left
 	 * set, PSN arithmetic would see una "before" recover_psn again 2^23
@@ -425,23 +368,13 @@ static void sroce_comp_tail_timer(struct timer_list *t)
 
 /*
  * Congestion without a loss (a refusal of the local queue, a CNP): half
- * the window, reached gradually, as TCP's proportional rate reduction
- * (RFC 6937) does.  Nothing was lost and nothing goes back, so the cut
- * starts from the window, not from what is in flight; at once it goes
- * only down to what is in flight plus one packet, then by one packet for
- * every two that ACKs acknowledge (win_shrink).  At once below the
- * flight, the QP could send nothing, and the packets in flight may have
- * asked for no ACK: it would wait for its retransmit timeout.  The packet
- * that fills a reduced window asks for an ACK (req_pkt.c).
+ * the window, reached gradually (proto/win.h, sroce_win_reduce()).  The
+ * packet that fills a reduced window asks for an ACK (req_pkt.c).
  */
 static void sroce_comp_win_reduce(struct sroce_req *req)
 {
-	u32 flight = sroce_comp_flight(req);
-
 	lockdep_assert_held(&req->lock);
-	req->ssthresh = max_t(u32, req->win / 2, SROCE_REQ_WINDOW_LOSS_MIN);
-	req->win = max(req->ssthresh, min(flight + 1, req->win));
-	req->win_shrink = req->win > req->ssthresh;
+	sroce_win_reduce(&req->win, sroce_comp_flight(req));
 	sroce_comp_recovery_start(req);
 }
 

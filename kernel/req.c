@@ -49,8 +49,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	skb_queue_head_init(&req->backlog);
 	req->state = IB_QPS_RESET;
 	req->tx_cpu = -1;
-	req->win = SROCE_REQ_WINDOW;
-	req->ssthresh = SROCE_REQ_WINDOW;
+	sroce_win_init(&req->win, SROCE_REQ_WINDOW);
 	req->sport = sroce_qp_sport(qp);
 	room = max_t(u32, qp->sq.max_sge * sizeof(struct sroce_sge),
 		     qp->max_inline);
@@ -275,10 +274,8 @@ void sroce_req_modify(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			req->retries_left = req->retry_cnt;
 			req->backoff = 0;
 			req->rnr_left = req->rnr_retry;
-			req->win = SROCE_REQ_WINDOW;
-			req->ssthresh = SROCE_REQ_WINDOW;
+			sroce_win_init(&req->win, SROCE_REQ_WINDOW);
 			req->in_recovery = false;
-			req->win_shrink = false;
 			req->rto_undo = false;
 			/* no CNP of the last connection cuts the new one */
 			WRITE_ONCE(req->cnp_cut, 0);
@@ -515,7 +512,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 	if (qp->init.qp_type != IB_QPT_RC)
 		return true;
-	if (sroce_psn_diff(req->psn, req->una_psn) >= (s32)req->win)
+	if (sroce_psn_diff(req->psn, req->una_psn) >= (s32)req->win.size)
 		return false;
 	if (swqe->sent)
 		return true;

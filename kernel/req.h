@@ -54,6 +54,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "pkt.h"
+#include "proto/win.h"
 
 struct sroce_qp;
 struct sroce_ah;
@@ -96,15 +97,8 @@ static inline bool sroce_wr_is_rd_atomic(u32 op)
  */
 #define SROCE_MAX_MSG BIT(30)
 
-/* Unacknowledged PSNs an RC QP may have outstanding. */
+/* Unacknowledged PSNs an RC QP may have outstanding (req.win's largest). */
 #define SROCE_REQ_WINDOW 256
-/*
- * The window right after a retransmit timeout (req.win): the oldest
- * unacknowledged packet goes alone (comp.c, "recovery window").
- */
-#define SROCE_REQ_WINDOW_MIN 1
-/* The smallest window a loss halves it to (req.ssthresh). */
-#define SROCE_REQ_WINDOW_LOSS_MIN 2
 /*
  * Retransmit timeouts in a row without progress double the timeout up
  * to 2^SROCE_REQ_BACKOFF_MAX times the QP's (req.backoff, comp.c).
@@ -194,33 +188,22 @@ struct sroce_req {
 	u32 rd_inflight; /* READ/atomic requests awaiting responses */
 	u32 pkts_since_ackreq; /* ACK coalescing: AckReq every N packets */
 	/*
-	 * Recovery window (RC, comp.c): the PSNs the QP may have
-	 * unacknowledged now, SROCE_REQ_WINDOW until a loss; then half of
-	 * what was in flight (sequence NAK) or one packet (retransmit
-	 * timeout), growing by each ACK's acknowledged PSNs up to ssthresh
-	 * and by one per window's worth above it (win_acc counts them).
-	 * A loss before una reaches recover_psn (sent before the last cut)
-	 * cuts no further.
+	 * Recovery window (RC, comp.c; the model: proto/win.h): the PSNs
+	 * the QP may have unacknowledged now, SROCE_REQ_WINDOW until a
+	 * loss, a CNP or a refusal of the local queue cuts it.  A cut
+	 * before una reaches recover_psn (sent before the last cut) cuts
+	 * no further.
 	 */
-	u32 win;
-	u32 ssthresh;
-	u32 win_acc;
+	struct sroce_win win;
 	u32 recover_psn;
 	bool in_recovery;
 	/*
-	 * A refusal of the local queue set ssthresh but left win above it
-	 * (comp.c, sroce_comp_local_drop()): ACKs shrink win to ssthresh
-	 * by half of what they acknowledge instead of growing it.
-	 */
-	bool win_shrink;
-	/*
-	 * A timeout cut the window from win_undo (and ssthresh from
-	 * ssthresh_undo); an ACK beyond what was sent since shows it was
-	 * spurious and restores them (rto_undo: nothing acknowledged yet).
+	 * A timeout cut the window from win_undo; an ACK beyond what was
+	 * sent since shows it was spurious and restores it (rto_undo:
+	 * nothing acknowledged yet).
 	 */
 	bool rto_undo;
-	u32 win_undo;
-	u32 ssthresh_undo;
+	struct sroce_win win_undo;
 	/*
 	 * When the newest packet that asked for an ACK went (jiffies): a
 	 * QP that sends slowly (paced, or a small window) still asks at

@@ -265,8 +265,8 @@ static bool sroce_req_ackreq_now(struct sroce_qp *qp, u32 psn)
 	unsigned long quarter =
 		max_t(unsigned long, req->timeout_jiffies / 4, 1);
 
-	if (req->win < SROCE_REQ_WINDOW &&
-	    sroce_psn_diff(psn, req->una_psn) + 1 >= (s32)req->win)
+	if (req->win.size < SROCE_REQ_WINDOW &&
+	    sroce_psn_diff(psn, req->una_psn) + 1 >= (s32)req->win.size)
 		return true;
 	return req->timeout_jiffies &&
 	       time_after_eq(jiffies, req->ackreq_stamp + quarter);
@@ -565,7 +565,7 @@ int sroce_req_send_batch(struct sroce_qp *qp, struct sroce_swqe *swqe, u32 max)
 		sroce_req_start(qp, swqe);
 	if (rc)
 		max = min_t(s32, max,
-			    (s32)req->win -
+			    (s32)req->win.size -
 				    sroce_psn_diff(req->psn, req->una_psn));
 	sroce_req_undo_save(qp, swqe, &undo);
 	/* Build on copies of the sequence state; commit once all are built. */

@@ -53,6 +53,7 @@ extern const struct ktest_suite timely_suite;
 extern const struct ktest_suite hpcc_suite;
 extern const struct ktest_suite int_suite;
 extern const struct ktest_suite pma_suite;
+extern const struct ktest_suite win_suite;
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,
 		...) __printf(4, 5);

@@ -13,9 +13,9 @@
 #define KTEST_MAX_DIAG 20
 
 static const struct ktest_suite *const suites[] = {
-	&crc32_suite,  &hdr_suite,  &aeth_suite, &opcode_suite,
-	&psn_suite,    &icrc_suite, &pfc_suite,	 &dcqcn_suite,
-	&timely_suite, &hpcc_suite, &int_suite,	 &pma_suite,
+	&crc32_suite, &hdr_suite, &aeth_suite,	&opcode_suite, &psn_suite,
+	&icrc_suite,  &pfc_suite, &dcqcn_suite, &timely_suite, &hpcc_suite,
+	&int_suite,   &pma_suite, &win_suite,
 };
 
 void ktest_fail(struct ktest *t, const char *file, int line, const char *fmt,

@@ -13,7 +13,7 @@ PROTO_CPPFLAGS := -I$(SHIM) -I$(PROTO)
 PROTO_SRCS := $(PROTO)/hdr.c $(PROTO)/opcode.c $(PROTO)/icrc.c \
 	$(PROTO)/pfc.c $(PROTO)/cc.c $(PROTO)/cc_dcqcn.c $(PROTO)/cc_dctcp.c \
 	$(PROTO)/cc_fixed.c $(PROTO)/cc_timely.c $(PROTO)/cc_hpcc.c \
-	$(PROTO)/pma.c $(PROTO)/int.c
+	$(PROTO)/pma.c $(PROTO)/int.c $(PROTO)/win.c
 # crc32_le() of the kernel's lib/crc32.c, for icrc.c.
 SHIM_SRCS := $(SHIM)/crc32.c
 PROTO_HDRS := $(wildcard $(PROTO)/*.h $(SHIM)/*.h)

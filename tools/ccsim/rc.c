@@ -27,22 +27,18 @@
  *
  * [sim] recovery = on adds kernel/comp.c's loss recovery (issue 17): a
  * window of packets besides window_kb, which is also its largest size
- * (the kernel's SROCE_REQ_WINDOW, 256 packets); a sequence NAK halves it
- * to half of what was in flight (at least 2), once per window of data
- * (until snd_una passes the highest PSN sent at the cut); a timeout
- * leaves one packet and doubles the timeout, up to 4 times; ACKs let it
- * grow by the packets they acknowledge up to ssthresh, then by one per
- * window, and reset the backoff.  With [cc] cnp_window_cut (the default,
- * as the kernel's knob) a CNP the algorithm handled halves the window
- * while packets are in flight, once per window of data, gradually as
- * the kernel's sroce_comp_win_reduce(): at once down to the flight plus
- * one, then by one packet per two acknowledged.  The kernel's undo of a
- * spurious timeout is not modelled (in the model an ACK is never later
- * than its queue's delay).
+ * (the kernel's SROCE_REQ_WINDOW, 256 packets), with the kernel's code
+ * (kernel/proto/win.h): a sequence NAK halves it to half of what was in
+ * flight, once per window of data (until snd_una passes the highest PSN
+ * sent at the cut); a timeout leaves one packet and doubles the timeout,
+ * up to 4 times; ACKs grow it back and reset the backoff.  With [cc]
+ * cnp_window_cut (the default, as the kernel's knob) a CNP the algorithm
+ * handled halves the window gradually while packets are in flight, once
+ * per window of data.  The kernel's undo of a spurious timeout is not
+ * modelled (in the model an ACK is never later than its queue's delay).
  */
 #include "sim.h"
 
-#define SIM_RC_LOSS_MIN 2 /* SROCE_REQ_WINDOW_LOSS_MIN */
 #define SIM_RC_BACKOFF_MAX 2 /* SROCE_REQ_BACKOFF_MAX: 4 x rto */
 
 /* The window's largest size in packets (recovery). */
@@ -60,8 +56,7 @@ void sim_rc_init(struct sim *s, u32 i)
 	f->npkts = f->cfg.size ?
 			   (u32)((f->cfg.size + s->cfg.mtu - 1) / s->cfg.mtu) :
 			   0;
-	f->cwnd = sim_rc_wmax(s, f);
-	f->ssthresh = f->cwnd;
+	sroce_win_init(&f->win, sim_rc_wmax(s, f));
 }
 
 /* May @f send its next packet (snd_nxt): data left and room in the window? */
@@ -73,12 +68,25 @@ bool sim_rc_may_send(const struct sim *s, const struct sim_flow *f)
 		return false;
 	if (f->snd_nxt == f->snd_una)
 		return true;
-	if (s->cfg.recovery && f->snd_nxt - f->snd_una >= f->cwnd)
+	if (s->cfg.recovery && f->snd_nxt - f->snd_una >= f->win.size)
 		return false;
 	if (!f->cfg.window)
 		return true;
 	inflight = (u64)(f->snd_nxt - f->snd_una) * s->cfg.mtu;
 	return inflight + s->cfg.mtu <= f->cfg.window;
+}
+
+/* In recovery: a loss of what was sent before the last cut cuts no more. */
+static bool sim_rc_recovering(const struct sim_flow *f)
+{
+	return f->in_recovery && f->snd_una < f->recover_psn;
+}
+
+/* A cut: the next may come only after everything sent until now. */
+static void sim_rc_recovery_start(struct sim_flow *f)
+{
+	f->recover_psn = f->snd_max;
+	f->in_recovery = true;
 }
 
 /* A loss (recovery): the window's cut, once per window of data. */
@@ -88,56 +96,19 @@ static void sim_rc_cut(struct sim *s, struct sim_flow *f, bool timeout)
 
 	if (!s->cfg.recovery)
 		return;
-	/* a go-back-N follows: a shrinking window is at its target at once */
-	if (f->cwnd_shrink) {
-		f->cwnd = f->ssthresh;
-		f->cwnd_shrink = false;
-	}
-	if (!timeout && f->in_recovery && f->snd_una < f->recover_psn)
+	sroce_win_settle(&f->win);
+	if (!timeout && sim_rc_recovering(f))
 		return;
-	f->ssthresh = flight / 2 > SIM_RC_LOSS_MIN ? flight / 2 :
-						     SIM_RC_LOSS_MIN;
-	f->cwnd = timeout ? 1 : f->ssthresh;
-	f->cwnd_acc = 0;
-	f->recover_psn = f->snd_max;
-	f->in_recovery = true;
+	sroce_win_cut(&f->win, flight, timeout);
+	sim_rc_recovery_start(f);
 }
 
 /* Progress of @acked packets (recovery): the window grows back. */
 static void sim_rc_grow(struct sim *s, struct sim_flow *f, u32 acked)
 {
-	u32 wmax = sim_rc_wmax(s, f);
-
 	f->backoff = 0;
-	if (!s->cfg.recovery)
-		return;
-	if (f->cwnd_shrink) {
-		/* one packet may follow for each two acknowledged */
-		u32 dec;
-
-		f->cwnd_acc += acked;
-		dec = f->cwnd_acc / 2 < f->cwnd - f->ssthresh ?
-			      f->cwnd_acc / 2 :
-			      f->cwnd - f->ssthresh;
-		f->cwnd_acc -= 2 * dec;
-		f->cwnd -= dec;
-		if (f->cwnd <= f->ssthresh) {
-			f->cwnd_shrink = false;
-			f->cwnd_acc = 0;
-		}
-		return;
-	}
-	if (f->cwnd >= wmax)
-		return;
-	if (f->cwnd < f->ssthresh) {
-		f->cwnd = f->cwnd + acked < wmax ? f->cwnd + acked : wmax;
-		return;
-	}
-	f->cwnd_acc += acked;
-	while (f->cwnd_acc >= f->cwnd && f->cwnd < wmax) {
-		f->cwnd_acc -= f->cwnd;
-		f->cwnd++;
-	}
+	if (s->cfg.recovery)
+		sroce_win_grow(&f->win, acked, sim_rc_wmax(s, f));
 }
 
 /* The timeout now, with the backoff (recovery). */
@@ -285,18 +256,9 @@ void sim_rc_cnp(struct sim *s, u32 i)
 	struct sim_flow *f = &s->flows[i];
 	u32 flight = f->snd_nxt - f->snd_una;
 
-	if (!s->cfg.recovery || !flight ||
-	    (f->in_recovery && f->snd_una < f->recover_psn))
+	if (!s->cfg.recovery || !flight || sim_rc_recovering(f))
 		return;
-	f->ssthresh = f->cwnd / 2 > SIM_RC_LOSS_MIN ? f->cwnd / 2 :
-						      SIM_RC_LOSS_MIN;
-	if (flight + 1 < f->cwnd)
-		f->cwnd = flight + 1;
-	if (f->cwnd < f->ssthresh)
-		f->cwnd = f->ssthresh;
-	f->cwnd_shrink = f->cwnd > f->ssthresh;
-	f->cwnd_acc = 0;
-	f->recover_psn = f->snd_max;
-	f->in_recovery = true;
+	sroce_win_reduce(&f->win, flight);
+	sim_rc_recovery_start(f);
 	f->cnp_cuts++;
 }

@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "cc.h"
+#include "win.h"
 
 #define SIM_PS_PER_NS 1000ULL
 #define SIM_PS_PER_US 1000000ULL
@@ -271,9 +272,9 @@ struct sim_flow {
 	u64 rto_at; /* ps: the timer expires unless progress moves it */
 	u64 retx, timeouts, naks_rcvd; /* bytes resent, RTO expiries, NAKs */
 	/* [sim] recovery: kernel/comp.c's recovery window (packets) */
-	u32 cwnd, ssthresh, cwnd_acc, recover_psn, backoff;
+	struct sroce_win win;
+	u32 recover_psn, backoff;
 	bool in_recovery;
-	bool cwnd_shrink; /* a CNP's cut: ACKs shrink cwnd to ssthresh */
 	u64 cnp_cuts; /* window cuts by CNPs (req_cnp_window_cuts) */
 	/* transport (gbn): receiver side */
 	u32 rcv_nxt; /* next PSN expected */
