@@ -123,8 +123,13 @@ PAIR_PORT=$port run_pair "$FT_TMO" \
 ok=$?
 diag "ib_read_bw: $(perf_row "$pair_cout")" \
 	"ib_read_bw: retransmission counters $r0 -> $(retrans)"
+# On a failure both devices' counters, the server's end, and the
+# client's last, where a report that keeps only the end of a long output
+# still shows why the client stopped.
 ktap_result "loss 1%: ib_read_bw -s $SIZE -n 200" $ok \
-	"$(tail -n 90 <<<"$pair_out")"
+	"$(counters_set sroce1)" "$(counters_set sroce2)" \
+	"$(sed -n '/^--- server/,$p' <<<"$pair_out" | tail -n 30)" \
+	"$(sed -n '/^--- server/q;p' <<<"$pair_out" | tail -n 40)"
 netem_clear
 
 # 10 % loss of what sroce1 sends.
