@@ -55,7 +55,12 @@ struct sroce_win {
 	u32 ssthresh; /* slow start below, one per window's worth above */
 	/* PSNs acknowledged towards the next step up (or down, shrink) */
 	u32 acc;
-	bool shrink; /* a reduction left size above ssthresh: ACKs shrink it */
+	/*
+	 * A reduction left size above ssthresh: ACKs shrink it.  Only
+	 * sroce_win_reduce() sets it, and only with size > ssthresh; every
+	 * other change of either clears it (size - ssthresh never wraps).
+	 */
+	bool shrink;
 };
 
 /* The window of a new connection: @max, what nothing has cut. */
