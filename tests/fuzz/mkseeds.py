@@ -183,6 +183,22 @@ def pma_seeds():
     return seeds
 
 
+def win_seeds():
+    """win: the largest window 256 (SROCE_REQ_WINDOW), then 5-byte events
+    (kind, argument; fuzz_win.c): a loss of 40 in flight and ACKs that
+    let it grow back; a CNP's reduction shrunk by ACKs; a timeout whose
+    cut is undone (kind 12: a cut, bit 3 a timeout)."""
+    def e(kind, arg):
+        return bytes([kind]) + struct.pack("!I", arg)
+    cfg = struct.pack("!H", 255)
+    acks = e(3, 8) * 40
+    return {
+        "loss": cfg + e(0, 40) + acks,
+        "reduce": cfg + e(2, 100) + e(3, 1) * 30 + e(3, 200),
+        "timeout-undo": cfg + e(12, 0) + e(3, 1) + e(5, 0) + acks,
+    }
+
+
 def main():
     vdir, out = sys.argv[1], sys.argv[2]
     corpora = packet_seeds(vdir)
@@ -190,6 +206,7 @@ def main():
     corpora["pfc_state"] = pfc_state_seeds()
     corpora["cc"] = cc_seeds()
     corpora["pma"] = pma_seeds()
+    corpora["win"] = win_seeds()
     for target, seeds in corpora.items():
         d = os.path.join(out, target)
         os.makedirs(d, exist_ok=True)
