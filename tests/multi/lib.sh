@@ -5,12 +5,19 @@
 # command guest B runs in guest A through ctl.py finds defined (ctl.py
 # sources this file first): the integration helpers (lib.sh, dp-lib.sh)
 # and
-#   nic                  the guest's one virtio-net netdev
-#   net_up ADDR          that NIC addressed and up, MTU $MTU
-#   dev_up TYPE DEV ADDR rdma link DEV (sroce or rxe) on it, with its GID
+#   nic                  the guest's netdev on the lossless wire (vm-run
+#                        --peer-nic), found by its MAC
+#   lnic                 the one on the lossy wire (--peer-udp-nic)
+#   net_up ADDR [NIC]    NIC (nic or lnic, default nic) addressed and up,
+#                        MTU $MTU
+#   dev_up TYPE DEV ADDR [NIC]   rdma link DEV (sroce or rxe) on it, with
+#                        its GID
 #   dev_swap OLD TYPE NEW ADDR   rdma link OLD (and its module) replaced
 #                        by NEW of TYPE
 #   cm_listening         an rdma_cm ID listens (rping's server is ready)
+#   lossy_up ADDR, lossy_down    sroce1 on lnic, and gone again
+#   nic_count NIC NAME   a statistic of a NIC (tx_packets, rx_dropped, ...)
+#   lossy_counts         the lossy wire's packets and sroce1's LOSS_CTRS
 
 multi_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 # shellcheck source=tests/integration/lib.sh
@@ -20,20 +27,39 @@ multi_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 
 A=10.16.0.1
 B=10.16.0.2
+# the lossy wire
+LA=10.17.0.1
+LB=10.17.0.2
 CTL_PORT=7000
 MTU=${SROCE_MULTI_MTU:-9000}
 
+# nic_by_mac PREFIX: the netdev whose MAC begins with PREFIX (vm-run's:
+# 52:54:00:5e:01:0N on --peer-nic, 52:54:00:5e:02:0N on --peer-udp-nic;
+# the PCI order of the NICs is QEMU's command line order, not a contract).
+nic_by_mac() {
+	local d m
+	for d in /sys/class/net/*; do
+		read -r m 2>/dev/null <"$d/address" || continue
+		[[ $m == "$1"* ]] || continue
+		echo "${d##*/}"
+		return 0
+	done
+	return 1
+}
+
 nic() {
-	local n
-	n=$(virtio_nics | head -n 1)
-	[ -n "$n" ] && echo "$n"
+	nic_by_mac 52:54:00:5e:01:
+}
+
+lnic() {
+	nic_by_mac 52:54:00:5e:02:
 }
 
 net_up() {
-	local n
+	local n w=${2:-nic}
 	modprobe virtio_net 2>/dev/null
-	wait_until 10 nic || return 1
-	n=$(nic)
+	wait_until 10 "$w" || return 1
+	n=$($w)
 	ip link set "$n" mtu "$MTU" &&
 		ip addr add "$1/24" dev "$n" && ip link set "$n" up
 }
@@ -43,7 +69,8 @@ dev_up() {
 	rxe) modprobe rdma_rxe || return 1 ;;
 	sroce) load_sroce || return 1 ;;
 	esac
-	rdma link add "$2" type "$1" netdev "$(nic)" && wait_gid "$2" "$3" 20
+	rdma link add "$2" type "$1" netdev "$(${4:-nic})" &&
+		wait_gid "$2" "$3" 20
 }
 
 dev_swap() {
@@ -60,19 +87,60 @@ cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -q LISTEN
 }
 
-# net_diag: one line on where packets went in this guest, for a failed
-# case: the NIC's drops and errors, then sroce0's non-zero counters of
-# loss and recovery (a UC or UD message lost to a drop is gone for good,
-# so a hung pingpong says which layer lost it).
+# lossy_up ADDR: the lossy wire's NIC at ADDR and sroce1 on it (sroce's
+# second device in the namespace: one UDP 4791 socket serves both, and a
+# packet goes to the device of the netdev it came in on).
+lossy_up() {
+	net_up "$1" lnic && dev_up sroce sroce1 "$1" lnic
+}
+
+# lossy_down: sroce1 deleted and the address gone (rdma_rxe's cases
+# unload sroce, which a device left behind would stop).
+lossy_down() {
+	local n
+	if dev_exists sroce1; then
+		rdma link delete sroce1 && wait_until 10 dev_gone sroce1 ||
+			return 1
+	fi
+	n=$(lnic) && ip addr flush dev "$n"
+}
+
+# nic_count NIC NAME: the statistic NAME of NIC (nic or lnic), 0 if none.
+nic_count() {
+	local n v=0
+	n=$($1) && read -r v 2>/dev/null <"/sys/class/net/$n/statistics/$2"
+	echo "${v:-0}"
+}
+
+# sroce's counters of loss and recovery that the lossy wire's row reports
+LOSS_CTRS="req_retransmits local_ack_timeout_err packet_seq_err"
+LOSS_CTRS+=" out_of_sequence duplicate_request"
+
+# lossy_counts: this guest's side of the lossy wire on one line: lnic's
+# tx_packets, rx_packets and rx_dropped, then sroce1's LOSS_CTRS.
+lossy_counts() {
+	local c out
+	out="$(nic_count lnic tx_packets) $(nic_count lnic rx_packets)"
+	out+=" $(nic_count lnic rx_dropped)"
+	for c in $LOSS_CTRS; do
+		out+=" $(hw_counter sroce1 "$c")"
+	done
+	echo "$out"
+}
+
+# net_diag [NIC DEV]: one line on where packets went in this guest, for
+# a failed case: the NIC's (nic) drops and errors, then DEV's (sroce0)
+# non-zero counters of loss and recovery (a UC or UD message lost to a
+# drop is gone for good, so a hung pingpong says which layer lost it).
 net_diag() {
 	local n f v out="" c
-	n=$(nic) || return 0
+	n=$(${1:-nic}) || return 0
 	for f in rx_packets rx_dropped rx_errors rx_missed_errors \
 		tx_packets tx_dropped tx_errors; do
 		read -r v <"/sys/class/net/$n/statistics/$f" || continue
 		out+=" $f=$v"
 	done
-	for c in /sys/class/infiniband/sroce0/ports/1/hw_counters/*; do
+	for c in /sys/class/infiniband/"${2:-sroce0}"/ports/1/hw_counters/*; do
 		[ -e "$c" ] || continue
 		case ${c##*/} in
 		*drop* | *err* | *seq* | *retrans* | *timeout* | *rnr* | \

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh - what `make check-multi` runs: sroce between two QEMU guests on
-# this host, each with one virtio-net NIC, joined by QEMU's socket netdev
-# (a TCP stream on 127.0.0.1: lossless, no host privileges), each booting
-# its own kernel.  Ends with ONE line "N passed, N failed".
+# this host, each with a virtio-net NIC joined by QEMU's socket netdev (a
+# TCP stream on 127.0.0.1: lossless, no host privileges) and a second one
+# joined by QEMU's dgram netdev (UDP on 127.0.0.1: lossy), each booting
+# its own kernel.  Ends with ONE line "N passed, N failed, N skipped".
 #
 #   tests/multi/run.sh [PAIR ...]      PAIR = KA+KB, K a kernel series:
 #                                      the stock one (6.1) or one that
@@ -12,8 +13,9 @@
 #                                      (6.12); default 6.1+6.1
 #   tests/multi/run.sh 6.1+6.1 6.12+6.12 6.1+6.12
 #
-# Per pair: guest A boots (vm-run --peer-nic listen:PORT), and once its
-# qemu runs, guest B (--peer-nic connect:PORT); A serves, B runs the
+# Per pair: guest A boots (vm-run --peer-nic listen:PORT --peer-udp-nic
+# P1:P2), and once its qemu runs, guest B (--peer-nic connect:PORT
+# --peer-udp-nic P2:P1); A serves, B runs the
 # cases of tests/multi/guest.sh and drives A through ctl.py over the
 # guests' own network.  While B runs, this script answers B's requests
 # for link cuts (B's results share: host-req -> host-ack) on B's QEMU
@@ -21,6 +23,7 @@
 #
 #   host: run.sh --- monitor (unix socket) ---> qemu B
 #   qemu A [virtio-net - hub - wire] ==TCP 127.0.0.1:PORT== [wire - hub - virtio-net] qemu B
+#          [virtio-net - lwire] ==UDP 127.0.0.1:P1 <-> :P2== [lwire - virtio-net]
 #
 # Results: one KTAP subtest per pair, then "ok"/"not ok" for each guest's
 # vm-run status (a kernel splat, a timeout or a guest that died fails);
@@ -33,7 +36,7 @@
 # while the first is held; slots are not given back between pairs, so a
 # busy machine's other users cannot take one between A and B);
 # SROCE_MULTI_VM_TIMEOUT (per guest, default 3600 s); the SROCE_MULTI_*
-# of guest.sh.
+# of guest.sh (SROCE_MULTI_CASES: a regex, which cases run).
 
 set -u
 
@@ -50,6 +53,7 @@ vm_tmo=${SROCE_MULTI_VM_TIMEOUT:-3600}
 out=$top/build/multi-results
 pass=0
 fail=0
+skip=0
 
 # the series of the headers vm-run boots by default (Debian's kernel)
 stock=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V |
@@ -83,6 +87,17 @@ free_tcp_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# free_udp_ports: two different UDP ports of 127.0.0.1, free when we
+# looked (the lossy wire's two ends; something else may take one before
+# the qemu that binds it starts: that qemu then fails and says so).
+free_udp_ports() {
+	python3 -c 'import socket
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in (0, 1)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))'
+}
+
 # hmp SOCK CMD...: QEMU human monitor commands, in order; "sleep S"
 # pauses between them.  Fails on an error message.
 hmp() {
@@ -111,6 +126,14 @@ for r in sys.argv[2:]:
         print(o)
         sys.exit(1)
 EOF
+}
+
+# udp_drops PORT: the drops of the host's UDP socket on 127.0.0.1:PORT,
+# one end of the lossy wire (datagrams that came while its qemu was not
+# reading and its buffer was full: the wire's loss); nothing once closed.
+udp_drops() {
+	awk -v a="$(printf '0100007F:%04X' "$1")" '$2 == a { print $NF }' \
+		/proc/net/udp
 }
 
 # serve_req DIR MON AMON: answer one request of guest B, if there is
@@ -149,7 +172,8 @@ count() {
 
 # pair KA KB: one pair run.
 pair() {
-	local ka=$1 kb=$2 d port apid bpid arc brc t0 koa kob
+	local ka=$1 kb=$2 d port up1 up2 apid bpid arc brc t0 koa kob
+	local n=0 v drop_a='?' drop_b='?'
 	local -a oa ob
 	d=$out/$ka+$kb
 	rm -rf "$d"
@@ -159,12 +183,14 @@ pair() {
 	kernel "$kb" || { count "$ka+$kb: sroce for $kb" 1; return; }
 	ob=("${kopts[@]}") kob=$ko
 	port=$(free_tcp_port)
+	read -r up1 up2 < <(free_udp_ports)
 	t0=$(date +%s)
-	echo "# pair $ka+$kb: guest A ($ka) listens on 127.0.0.1:$port"
+	echo "# pair $ka+$kb: guest A ($ka) listens on 127.0.0.1:$port, lossy wire UDP $up1 <-> $up2"
 	# A outlives B's last case, and starts first
 	SROCE_KO=$koa tests/vm/vm-run --timeout $((vm_tmo + 300)) "${oa[@]}" \
-		--peer-nic "listen:$port" --monitor "$d/a.mon" \
-		--results "$d/a" --keep-log "$d/a/console.log" -- \
+		--peer-nic "listen:$port" --peer-udp-nic "$up1:$up2" \
+		--monitor "$d/a.mon" --results "$d/a" \
+		--keep-log "$d/a/console.log" -- \
 		tests/multi/guest.sh a >"$d/a.out" 2>&1 &
 	apid=$!
 	# B only once A's qemu runs (listens)
@@ -173,16 +199,23 @@ pair() {
 	done
 	echo "# pair $ka+$kb: guest B ($kb) connects"
 	SROCE_KO=$kob tests/vm/vm-run --timeout "$vm_tmo" \
-		"${ob[@]}" --peer-nic "connect:$port" --monitor "$d/b.mon" \
-		--results "$d/b" --keep-log "$d/b/console.log" -- \
+		"${ob[@]}" --peer-nic "connect:$port" --peer-udp-nic "$up2:$up1" \
+		--monitor "$d/b.mon" --results "$d/b" \
+		--keep-log "$d/b/console.log" -- \
 		tests/multi/guest.sh b >"$d/b.out" 2>&1 &
 	bpid=$!
 	while kill -0 $bpid 2>/dev/null; do
 		[ -S "$d/b.mon" ] && serve_req "$d/b" "$d/b.mon" "$d/a.mon"
+		# every 2 s, what the lossy wire's sockets dropped so far
+		if [ $((n++ % 20)) = 0 ]; then
+			v=$(udp_drops "$up1") && [ -n "$v" ] && drop_a=$v
+			v=$(udp_drops "$up2") && [ -n "$v" ] && drop_b=$v
+		fi
 		sleep 0.1
 	done
 	wait $bpid
 	brc=$?
+	v=$(udp_drops "$up1") && [ -n "$v" ] && drop_a=$v
 	# A's ctl.py ends when this file appears in its results share
 	: >"$d/a/quit"
 	wait $apid
@@ -192,6 +225,7 @@ pair() {
 	if summary_read "$d/b.out"; then
 		pass=$((pass + sum_pass))
 		fail=$((fail + sum_fail))
+		skip=$((skip + sum_skip))
 	else
 		echo "# $ka+$kb: no summary from guest B"
 		fail=$((fail + 1))
@@ -207,6 +241,7 @@ pair() {
 		count "$ka+$kb: guest A ($ka) clean (vm-run exit $arc)" "$arc"
 	fi
 	count "$ka+$kb: guest B ($kb) clean (vm-run exit $brc)" "$brc"
+	echo "# pair $ka+$kb: the lossy wire's sockets on this host dropped $drop_a datagrams for A, $drop_b for B (the last look)"
 	echo "# pair $ka+$kb: $(($(date +%s) - t0)) s"
 }
 
@@ -220,5 +255,5 @@ for p in "$@"; do
 	}
 	pair "${p%+*}" "${p#*+}"
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
