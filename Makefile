@@ -11,8 +11,9 @@
 #   make check-multi sroce between two guests joined by a QEMU socket netdev
 #                   (MULTI_PAIRS="6.1+6.1 6.12+6.12 6.1+6.12"; default 6.1+6.1)
 #   make demo       install missing packages, boot a guest, show sroce at work
-#   make bench      sroce next to rdma_rxe in one guest boot on veth pairs,
-#                   then make bench-virtio
+#   make bench      sroce next to rdma_rxe in one guest boot on veth pairs
+#                   (perftest, kernel memory per QP and per device, the
+#                   copy+CRC bound at IB MTU 4096), then make bench-virtio
 #   make bench-virtio  the same over two virtio-net pairs (a shorter matrix:
 #                   WRITE/READ/SEND at 64 KiB and 1 MiB, 1 QP, latencies;
 #                   Documentation/performance.rst "Over virtio-net")
@@ -115,11 +116,13 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
+	$(MAKE) -C bench
 	bench/run.sh
 	$(MAKE) bench-virtio
 
 bench-virtio: deps
 	$(MAKE) all
+	$(MAKE) -C bench
 	SROCE_BENCH_NET=virtio \
 	SROCE_BENCH_TOOLS="$${SROCE_BENCH_TOOLS:-ib_write_bw ib_read_bw ib_send_bw ib_send_lat ib_write_lat}" \
 	SROCE_BENCH_SIZES="$${SROCE_BENCH_SIZES:-65536 1048576}" \
@@ -210,3 +213,4 @@ clean:
 	-$(MAKE) -C tests/fuzz clean
 	-$(MAKE) -C tools/ccsim clean
 	-$(MAKE) -C tests/datapath clean
+	-$(MAKE) -C bench clean

@@ -20,7 +20,21 @@
 #                            SROCE_BENCH_QPS="1 4" for part of the matrix,
 #                            SROCE_BENCH_ROUNDS=N runs per row and driver
 #                            (SROCE_BENCH_LAT_ROUNDS, default 7, for the
-#                            latency rows)
+#                            latency rows); SROCE_BENCH_TOOLS may also
+#                            name "mem" (the kernel memory table; by
+#                            default over veth) and "copycrc" (the
+#                            copy+CRC bound; by default at IB MTU 4096),
+#                            e.g. SROCE_BENCH_TOOLS=mem for that table
+#                            alone
+#
+# The memory table: bytes of slab and of other kernel pages per RC QP
+# (bench/memqp.c: 256 QPs with perftest's queue sizes, in INIT and in
+# RTS) and per device (`rdma link add` of SROCE_BENCH_MEM_DEVS, default
+# 4, devices on veths of their own), rxe next to sroce, medians of
+# SROCE_BENCH_MEM_ROUNDS (default 5) rounds.  The bound table: the
+# memcpy and CRC-32 speed of one vCPU with the guest kernel's
+# implementations (bench/copycrc.c), 1 / (1/copy + 1/crc), and sroce's
+# one-QP bandwidth rows of 64 KiB and 1 MiB as a share of it.
 #
 # rdma_rxe (Linux 6.1) only works in init_net, so its two devices sit on a
 # veth pair in init_net with policy routing that sends traffic between the
@@ -53,10 +67,13 @@ top=$(cd "$here/.." && pwd -P)
 # perftest's busy polling in user space).  LINK (veth) names the links in
 # the title.  A CSV with retransmission counts (column 9) gets a column of
 # them, the sum over the row's runs on both devices of a side, if the
-# link is not veth or a count is not 0.
+# link is not veth or a count is not 0.  Then the memory table (rows
+# mem_*) and the copy+CRC bound (rows of label "cpu"), if the CSV has them.
 make_table() {
 awk -F, -v mtu="$2" -v link="${3:-veth}" '
 NR == 1 { next }
+$1 == "cpu" { cpu_row[$2, $3] = $5; if ($2 ~ /^bound[.]/) bound[$3] = $2; next }
+$2 ~ /^mem_/ { mem[$1, $2] = $5; mem_n[$2] = $3; next }
 {
 	key = $2 "," $3 "," $4
 	if (!(key in seen)) { seen[key] = 1; order[n++] = key }
@@ -68,8 +85,14 @@ NR == 1 { next }
 	}
 }
 END {
-	printf "# sroce vs rdma_rxe (one guest boot, %s MTU %s)\n\n", link, mtu
-	printf "| test | size | QPs | rxe | sroce | sroce/rxe | kernel CPU s/GB rxe / sroce |"
+	printf "# sroce vs rdma_rxe (one guest boot, %s MTU %s)\n", link, mtu
+	if (n) perf_table()
+	for (k in mem_n) { mem_table(); break }
+	for (k in bound) { bound_table(); break }
+}
+
+function perf_table(	i, k, f, a, b, unit, r, c) {
+	printf "\n| test | size | QPs | rxe | sroce | sroce/rxe | kernel CPU s/GB rxe / sroce |"
 	print has_rt ? " retransmits rxe / sroce |" : ""
 	printf "|---|---:|---:|---:|---:|---:|---:|"
 	print has_rt ? "---:|" : ""
@@ -95,6 +118,81 @@ END {
 	print "Kernel CPU s/GB: lower is better; 2 vCPUs, USER_HZ 100."
 	if (has_rt)
 		print "Retransmits: requester retransmissions over all runs of the row."
+}
+
+# The kernel memory of one object: slab, pages (vmalloc + other) and
+# their sum, or "-" when the side did not measure it.
+function mem_cell(side, obj, what,	s, p) {
+	if (!((side, obj "_slab") in mem)) return what == "total" ? "" : "- | -"
+	s = mem[side, obj "_slab"]
+	p = mem[side, obj "_vmalloc"] + mem[side, obj "_other"]
+	if (what == "total") return s + p
+	return s " | " p
+}
+
+function mem_table(	i, obj, name, a, b, r) {
+	print "\n## Kernel memory (bytes per object)\n"
+	print "| object | rxe slab | rxe pages | sroce slab | sroce pages | sroce/rxe |"
+	print "|---|---:|---:|---:|---:|---:|"
+	split("mem_qp_init mem_qp_rts mem_dev", obj, " ")
+	name["mem_qp_init"] = "RC QP in INIT"
+	name["mem_qp_rts"] = "RC QP in RTS"
+	name["mem_dev"] = "device"
+	for (i = 1; i <= 3; i++) {
+		if (!(obj[i] "_slab" in mem_n)) continue
+		a = mem_cell("rxe", obj[i], "total")
+		b = mem_cell("sroce", obj[i], "total")
+		r = (a > 0 && b != "") ? sprintf("%.2f", b / a) : "-"
+		printf "| %s (%s at a time) | %s | %s | %s |\n", name[obj[i]],
+			mem_n[obj[i] "_slab"], mem_cell("rxe", obj[i]),
+			mem_cell("sroce", obj[i]), r
+	}
+	print "\nMedians of the rounds in the CSV.  QP: one PD and CQ, then the QPs"
+	print "with perftest'"'"'s queues (128 send, 512 receive WRs, 1 SGE), moved to the"
+	print "state (RTS: connected to themselves), bench/memqp.c.  Device: `rdma"
+	print "link add` on veths of their own, next to the devices of the run (what a"
+	print "driver sets up once per module or namespace is not in it).  slab:"
+	print "SReclaimable + SUnreclaim after shrinking the caches; pages: VmallocUsed"
+	print "+ other kernel pages (in use, less slab, vmalloc, user, page cache and"
+	print "page tables; CSV: mem_*_vmalloc, mem_*_other, mem_*_ptables apart)."
+	print "sroce/rxe: of slab + pages."
+}
+
+function bound_table(	sz, nb, sizes, i, j, t, b, cp, cr, v, tests, parts, k) {
+	split("ib_write_bw ib_send_bw ib_read_bw", tests, " ")
+	nb = 0
+	for (sz in bound) sizes[++nb] = sz + 0
+	for (i = 2; i <= nb; i++)	# a few sizes: insertion sort
+		for (j = i; j > 1 && sizes[j - 1] > sizes[j]; j--) {
+			t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t
+		}
+	# bound.COPY+CRC: the implementations the guest kernel uses
+	split(substr(bound[sizes[1]], 7), parts, "+")
+	print "\n## sroce against the copy+CRC bound of one vCPU\n"
+	printf "| size | memcpy (%s, warm) | CRC-32 (%s) | bound |", parts[1], parts[2]
+	for (k = 1; k <= 3; k++) printf " %s 1 QP |", tests[k]
+	printf "\n|---:|---:|---:|---:|---:|---:|---:|\n"
+	for (i = 1; i <= nb; i++) {
+		sz = sizes[i]
+		b = cpu_row[bound[sz], sz]
+		cp = cpu_row["copy_warm." parts[1], sz]
+		cr = cpu_row["crc." parts[2], sz]
+		printf "| %s | %s MB/s | %s MB/s | %s MB/s |", sz, cp, cr, b
+		for (k = 1; k <= 3; k++) {
+			v = val["sroce", tests[k] "," sz ",1"]
+			if (v > 0 && b > 0)
+				printf " %s MB/s (%.0f %%) |", v, 100 * v / b
+			else
+				printf " - |"
+		}
+		printf "\n"
+	}
+	print "\nbound = 1 / (1/memcpy + 1/CRC): what one vCPU can move when it copies"
+	print "and checksums every byte, as each end of sroce does (bench/copycrc.c,"
+	print "pinned, in pieces of the IB MTU, the guest kernel'"'"'s memcpy and CRC-32"
+	print "implementations; sb8: crc32_le'"'"'s slice-by-8, pclmul: crc32-pclmul;"
+	print "the CSV also has the cold copy, glibc'"'"'s memcpy and the other CRC)."
+	print "MB/s: 2^20 bytes per second, as perftest."
 }' "$1"
 }
 
@@ -170,8 +268,8 @@ iters() {
 # Kernel CPU jiffies of the whole guest (system+irq+softirq): the work of
 # the driver and the network stack; perftest's polling is user time.
 cpu_busy() {
-	local _ u n s i irq sirq
-	read -r _ u n s i _ irq sirq _ </proc/stat
+	local _ s irq sirq
+	read -r _ _ _ s _ _ irq sirq _ </proc/stat
 	echo $((s + irq + sirq))
 }
 
@@ -179,7 +277,7 @@ cpu_busy() {
 # Prints the parsed result line of the client, or nothing on failure.
 # perftest under TCG sometimes prints all zeros (clock calibration): rerun.
 perf_run() {
-	local nss=$1 nsc=$2 ds=$3 dc=$4 gs=$5 gc=$6 ip=$7 tool=$8 try line
+	local nss=$1 nsc=$2 ds=$3 dc=$4 gs=$5 gc=$6 ip=$7 tool=$8 line
 	shift 8
 	local pre_s=() pre_c=()
 	[ -n "$nss" ] && pre_s=(ip netns exec "$nss")
@@ -201,7 +299,7 @@ perf_run() {
 		pre_s=(taskset -c 0 "${pre_s[@]}")
 		pre_c=(taskset -c 1 "${pre_c[@]}")
 	fi
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		"${pre_s[@]}" timeout 120 "$tool" -d "$ds" -x "$gs" "$@" \
 			>/tmp/bench-srv.log 2>&1 &
 		local spid=$!
@@ -366,6 +464,172 @@ run_row() {
 	done
 }
 
+# wants NAME DEFAULT: is NAME (mem, copycrc) to run?  Named in
+# SROCE_BENCH_TOOLS, or that is unset and DEFAULT is 1.
+wants() {
+	if [ -n "${SROCE_BENCH_TOOLS:-}" ]; then
+		[[ " $SROCE_BENCH_TOOLS " == *" $1 "* ]]
+	else
+		[ "$2" = 1 ]
+	fi
+}
+
+# bench_tool NAME: path of a tool of bench/Makefile (memqp, copycrc),
+# built on the host by make bench; built into the guest's /tmp if it is
+# missing; nothing printed if it cannot be built.
+bench_tool() {
+	local b=$top/build/bench/$1
+	if [ ! -x "$b" ]; then
+		make -s -C "$here" O=/tmp/bench-build >/dev/null 2>&1
+		b=/tmp/bench-build/$1
+	fi
+	[ -x "$b" ] && echo "$b"
+}
+
+mem_rounds=${SROCE_BENCH_MEM_ROUNDS:-5}
+mem_qps=${SROCE_BENCH_MEM_QPS:-256}
+mem_devs=${SROCE_BENCH_MEM_DEVS:-4}
+
+# mem_rows SIDE TEST COUNT: memqp's lines on stdin ("round N KIND V ..."
+# and a last "qp|dev KIND V ..." of medians) as CSV rows TEST_KIND, the
+# median the value and every round in column runs.
+mem_rows() {
+	awk -v side="$1" -v test="$2" -v n="$3" '
+	$1 == "round" {
+		for (i = 3; i < NF; i += 2)
+			runs[$i] = runs[$i] (runs[$i] == "" ? "" : ";") $(i + 1)
+	}
+	$1 == "qp" || $1 == "dev" {
+		for (i = 2; i < NF; i += 2) {
+			k = $i
+			printf "%s,%s_%s,%s,,%s,,,%s,\n", side, test, k, n,
+				$(i + 1), runs[k]
+		}
+	}' >>"$csv"
+}
+
+# mem_qp SIDE STATE: bytes per RC QP in STATE (init, rts) on the side's
+# client device, as its perftest client would open it.
+mem_qp() {
+	local -n side=${1}_side
+	local pre=() out
+	[ -n "${side[1]}" ] && pre=(ip netns exec "${side[1]}")
+	if ! out=$("${pre[@]}" "$memqp" -d "${side[3]}" -n "$mem_qps" \
+		-r "$mem_rounds" -s "$2" 2>&1); then
+		echo "# bench: $1 memqp -s $2 failed: $(tail -n 3 <<<"$out" | xargs)"
+		return 1
+	fi
+	echo "# $1 $(tail -n 1 <<<"$out")  (bytes per QP in ${2^^})"
+	mem_rows "$1" "mem_qp_$2" "$mem_qps" <<<"$out"
+}
+
+# mem_medians: "round N KIND V ..." lines on stdin, then a "dev" line of
+# each figure's median.
+mem_medians() {
+	awk '$1 == "round" {
+		n++
+		for (i = 3; i < NF; i += 2) { name[i] = $i; v[i, n] = $(i + 1) }
+		last = NF
+	}
+	NF { print }
+	END {
+		if (!n) exit
+		printf "dev"
+		for (i = 3; i < last; i += 2) {
+			for (j = 1; j <= n; j++) s[j] = v[i, j]
+			for (j = 2; j <= n; j++)	# insertion sort, a few rounds
+				for (m = j; m > 1 && s[m - 1] > s[m]; m--) {
+					t = s[m]; s[m] = s[m - 1]; s[m - 1] = t
+				}
+			printf " %s %d", name[i], (s[int((n + 1) / 2)] + s[int(n / 2) + 1]) / 2
+		}
+		printf "\n"
+	}'
+}
+
+port_active() {
+	[ "$(port_state "$1")" = ACTIVE ]
+}
+
+# mem_dev SIDE: bytes per device of the side's driver: $mem_devs devices
+# added with `rdma link add` at once, each on a veth of its own (up, IPv6
+# off so that no address arrives late) in the namespace of the side's
+# client device.  That device is there already, so what the driver sets
+# up once per module or namespace (sroce's UDP socket) is not counted.
+mem_dev() {
+	local -n side=${1}_side
+	local ns=${side[1]} r i s0 s1 out='' pre=() ipn=()
+	[ -n "$ns" ] && pre=(ip netns exec "$ns") ipn=(-n "$ns")
+	for ((i = 1; i <= mem_devs; i++)); do
+		ip "${ipn[@]}" link add bm$i type veth peer name bmp$i &&
+			"${pre[@]}" sysctl -qw net.ipv6.conf.bm$i.disable_ipv6=1 &&
+			"${pre[@]}" sysctl -qw net.ipv6.conf.bmp$i.disable_ipv6=1 &&
+			ip "${ipn[@]}" link set bm$i up &&
+			ip "${ipn[@]}" link set bmp$i up || return 1
+	done
+	for ((r = 1; r <= mem_rounds; r++)); do
+		s0=$("$memqp" --snap) || return 1
+		for ((i = 1; i <= mem_devs; i++)); do
+			add_link "bm$1$i" "$1" "bm$i" "$ns" || return 1
+		done
+		for ((i = 1; i <= mem_devs; i++)); do
+			wait_until 20 port_active "bm$1$i"
+		done
+		s1=$("$memqp" --snap)
+		for ((i = 1; i <= mem_devs; i++)); do
+			del_link "bm$1$i"
+		done
+		out+=$(printf '%s\n%s\n' "$s0" "$s1" | awk -v r="$r" -v n="$mem_devs" '
+			NR == 1 { for (i = 2; i < NF; i += 2) a[i] = $(i + 1); next }
+			{
+				printf "round %d", r
+				for (i = 2; i < NF; i += 2)
+					printf " %s %d", $i, ($(i + 1) - a[i]) / n
+				printf "\n"
+			}')$'\n'
+	done
+	for ((i = 1; i <= mem_devs; i++)); do
+		ip "${ipn[@]}" link del bm$i
+	done
+	out=$(mem_medians <<<"$out")
+	echo "# $1 $(tail -n 1 <<<"$out")  (bytes per device)"
+	mem_rows "$1" mem_dev "$mem_devs" <<<"$out"
+}
+
+# mem_table_rows: the memory rows of both sides, QPs first.
+mem_table_rows() {
+	local side
+	memqp=$(bench_tool memqp) || {
+		echo "# bench: memqp not built (make -C bench)"
+		return 1
+	}
+	for side in $sides; do
+		mem_qp "$side" init
+		mem_qp "$side" rts
+		mem_dev "$side" || echo "# bench: $side per-device memory failed"
+	done
+}
+
+# copy_crc_rows: the copy+CRC bound of one vCPU in pieces of sroce's IB
+# MTU (bench/copycrc.c) for 64 KiB and 1 MiB, CSV rows of label cpu.
+copy_crc_rows() {
+	local copycrc out pkt
+	copycrc=$(bench_tool copycrc) || {
+		echo "# bench: copycrc not built (make -C bench)"
+		return 1
+	}
+	pkt=$(devinfo_field sroce1 active_mtu)
+	pkt=${pkt%% *}
+	out=$("$copycrc" -p "${pkt:-4096}" 65536 1048576) || {
+		echo "# bench: copycrc failed: $out"
+		return 1
+	}
+	sed 's/^[^#]/# &/' <<<"$out"
+	awk '!/^#/ {
+		printf "cpu,%s,%s,,%s,,,%s,\n", $1, $2, $3, ($4 == "-" ? "" : $4)
+	}' <<<"$out" >>"$csv"
+}
+
 echo "label,test,size,qps,value,kernel_jiffies,bytes,runs,retransmits" >"$csv"
 echo "# bench: $link MTU $mtu, $(nproc) vCPUs, $(uname -r), $rounds rounds ($lat_rounds for latency)"
 sides=
@@ -381,6 +645,17 @@ if [ "$only" != rxe ]; then
 	if setup_sroce; then sides="$sides sroce"; else echo "# bench: sroce setup failed"; fi
 fi
 sides=$(xargs <<<"$sides")
+
+# Memory first, in a guest that has run nothing yet; once per make bench
+# (over veth), since the links do not change it.
+if wants mem "$([ "$net" = veth ] && echo 1)"; then
+	mem_table_rows
+fi
+# The bound of the IB MTU 4096 rows, by default only at that MTU.
+ibmtu=$(devinfo_field sroce1 active_mtu)
+if wants copycrc "$([ "${ibmtu%% *}" = 4096 ] && echo 1)"; then
+	copy_crc_rows
+fi
 
 for tool in ${SROCE_BENCH_TOOLS:-ib_write_bw ib_send_bw ib_read_bw}; do
 	case $tool in *_bw) ;; *) continue ;; esac
