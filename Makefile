@@ -12,8 +12,9 @@
 #                   (MULTI_PAIRS="6.1+6.1 6.12+6.12 6.1+6.12"; default 6.1+6.1)
 #   make demo       install missing packages, boot a guest, show sroce at work
 #   make bench      sroce next to rdma_rxe in one guest boot on veth pairs
-#                   (perftest, kernel memory per QP and per device, the
-#                   copy+CRC bound at IB MTU 4096), then make bench-virtio
+#                   (perftest, kernel memory per QP and per device; the
+#                   copy+CRC bound with SROCE_BENCH_MTU=9000, IB MTU 4096),
+#                   then make bench-virtio
 #   make bench-virtio  the same over two virtio-net pairs (a shorter matrix:
 #                   WRITE/READ/SEND at 64 KiB and 1 MiB, 1 QP, latencies;
 #                   Documentation/performance.rst "Over virtio-net")

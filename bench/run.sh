@@ -558,27 +558,30 @@ port_active() {
 # up once per module or namespace (sroce's UDP socket) is not counted.
 mem_dev() {
 	local -n side=${1}_side
-	local ns=${side[1]} r i s0 s1 out='' pre=() ipn=()
+	local ns=${side[1]} r i s0 s1 out='' rc=0 pre=() ipn=()
 	[ -n "$ns" ] && pre=(ip netns exec "$ns") ipn=(-n "$ns")
 	for ((i = 1; i <= mem_devs; i++)); do
 		ip "${ipn[@]}" link add bm$i type veth peer name bmp$i &&
 			"${pre[@]}" sysctl -qw net.ipv6.conf.bm$i.disable_ipv6=1 &&
 			"${pre[@]}" sysctl -qw net.ipv6.conf.bmp$i.disable_ipv6=1 &&
 			ip "${ipn[@]}" link set bm$i up &&
-			ip "${ipn[@]}" link set bmp$i up || return 1
+			ip "${ipn[@]}" link set bmp$i up || { rc=1; break; }
 	done
-	for ((r = 1; r <= mem_rounds; r++)); do
-		s0=$("$memqp" --snap) || return 1
+	# A failed step ends the rounds; what was added goes in any case,
+	# so that the perftest rows after it find only the run's devices.
+	for ((r = 1; rc == 0 && r <= mem_rounds; r++)); do
+		s0=$("$memqp" --snap) || { rc=1; break; }
 		for ((i = 1; i <= mem_devs; i++)); do
-			add_link "bm$1$i" "$1" "bm$i" "$ns" || return 1
+			add_link "bm$1$i" "$1" "bm$i" "$ns" || rc=1
 		done
+		for ((i = 1; rc == 0 && i <= mem_devs; i++)); do
+			wait_until 20 port_active "bm$1$i" || rc=1
+		done
+		[ $rc = 0 ] && { s1=$("$memqp" --snap) || rc=1; }
 		for ((i = 1; i <= mem_devs; i++)); do
-			wait_until 20 port_active "bm$1$i"
+			del_link "bm$1$i" 2>/dev/null
 		done
-		s1=$("$memqp" --snap)
-		for ((i = 1; i <= mem_devs; i++)); do
-			del_link "bm$1$i"
-		done
+		[ $rc = 0 ] || break
 		out+=$(printf '%s\n%s\n' "$s0" "$s1" | awk -v r="$r" -v n="$mem_devs" '
 			NR == 1 { for (i = 2; i < NF; i += 2) a[i] = $(i + 1); next }
 			{
@@ -589,8 +592,9 @@ mem_dev() {
 			}')$'\n'
 	done
 	for ((i = 1; i <= mem_devs; i++)); do
-		ip "${ipn[@]}" link del bm$i
+		ip "${ipn[@]}" link del bm$i 2>/dev/null
 	done
+	[ $rc = 0 ] || return 1
 	out=$(mem_medians <<<"$out")
 	echo "# $1 $(tail -n 1 <<<"$out")  (bytes per device)"
 	mem_rows "$1" mem_dev "$mem_devs" <<<"$out"

@@ -95,6 +95,15 @@ host_req() {
 # (row_on set) every case runs.
 only=${SROCE_MULTI_CASES:-}
 row_on=
+# A regex that does not compile would skip every row and pass: refuse it.
+if [ -n "$only" ]; then
+	[[ "" =~ $only ]]
+	if [ $? -eq 2 ]; then
+		echo "guest.sh: SROCE_MULTI_CASES='$only' is not an extended regex"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+fi
 row() {
 	local n=$1 i name
 	shift
