@@ -61,6 +61,14 @@ struct sroce_cc_params {
 	 * (kernel/comp.c, sroce_comp_cnp()); the rate alone reacts if false.
 	 */
 	bool cnp_win_cut;
+	/*
+	 * window_rtt_fair (not NVIDIA's): above ssthresh an RC requester's
+	 * recovery window grows by (window / flight)^2 packets per window's
+	 * worth of ACKs, so that a QP whose packets wait in its host climbs
+	 * in rate as fast as the others (kernel/proto/win.h,
+	 * sroce_win_used()); one packet, TCP's step, if false.
+	 */
+	bool win_rtt_fair;
 	u8 flavour; /* enum sroce_cc_flavour */
 	/*
 	 * HPCC (cc_hpcc.c), Li et al. SIGCOMM 2019; the paper's window W is

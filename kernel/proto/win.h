@@ -34,6 +34,25 @@
  * the go-back-N that follows empties the flight, and the whole window
  * would otherwise go again in one burst.
  *
+ * Above ssthresh the step is one packet per window's worth of ACKs, one
+ * per round trip: a window of W packets sends W per round, the rate
+ * W / T, and the step raises it by 1 / T per T, d(rate)/dt = 1 / T^2.
+ * Of two QPs that the same queue cuts alike, the one whose round T is
+ * longer climbs slower and gets less (the RTT unfairness of TCP's AIMD,
+ * Lakshman and Madhow 1997).  T is the window's round, not the path's:
+ * a packet the window lets go may wait in its own host first, for the
+ * CPU or a NIC its other QPs keep busy, and while it waits it holds a
+ * place in the window without being in flight.  sroce_win_used() sees
+ * that from the caller's flight at each ACK: over a window's worth of
+ * ACKs above ssthresh, the window over what was in flight is T over the
+ * path's round trip, and the step becomes its square, ai (at least one
+ * packet, at most SROCE_WIN_AI_MAX, smoothed over rounds), so that the
+ * rate of a QP that waits in its host climbs as fast as that of a QP on
+ * the same path that does not, d(rate)/dt = ai / T^2 = 1 / RTT^2 (the
+ * "constant rate" increase of Floyd 1991, TCP Hybla's (RTT / RTT0)^2,
+ * with the QP's own path as the reference).  A QP that keeps its window
+ * in flight keeps TCP's one packet.
+ *
  * The caller keeps the rest: what is in flight, whether a cut is due (at
  * most once per window of data: not before everything sent at the last
  * cut is acknowledged, in 24-bit PSNs in the kernel, packet indices in
@@ -49,12 +68,37 @@
 #define SROCE_WIN_MIN 1
 /* The smallest window (ssthresh) a loss or a reduction halves it to. */
 #define SROCE_WIN_LOSS_MIN 2
+/* One packet in the fixed point of acc and ai (1/256 packet). */
+#define SROCE_WIN_ONE 256
+/* sroce_win_used()'s largest step: 8 packets per window's worth of ACKs. */
+#define SROCE_WIN_AI_MAX (8 * SROCE_WIN_ONE)
+/* sroce_win_used() looks at windows up to this size (its sums fit). */
+#define SROCE_WIN_USED_MAXW 32768
+/* sroce_win_used()'s @flight when the window counts as used: TCP's step. */
+#define SROCE_WIN_FULL U32_MAX
 
 struct sroce_win {
 	u32 size; /* PSNs that may be unacknowledged now */
-	u32 ssthresh; /* slow start below, one per window's worth above */
-	/* PSNs acknowledged towards the next step up (or down, shrink) */
-	u32 acc;
+	u32 ssthresh; /* slow start below, ai per window's worth above */
+	/*
+	 * PSNs acknowledged towards the next step up (or down, shrink), in
+	 * 1/SROCE_WIN_ONE PSN, times ai/SROCE_WIN_ONE above ssthresh
+	 */
+	u64 acc;
+	/*
+	 * The step above ssthresh: packets per window's worth of ACKs, in
+	 * 1/SROCE_WIN_ONE packet (SROCE_WIN_ONE, TCP's one, unless
+	 * sroce_win_used() saw the window wait in its host)
+	 */
+	u32 ai;
+	/*
+	 * sroce_win_used()'s round: PSNs acknowledged (at most a window's
+	 * worth per ACK), and their sum times what was in flight at each
+	 * (at most the window), and times the window
+	 */
+	u32 rnd_acked;
+	u32 rnd_used;
+	u64 rnd_offered;
 	/*
 	 * A reduction left size above ssthresh: ACKs shrink it.  Only
 	 * sroce_win_reduce() sets it, and only with size > ssthresh; every
@@ -88,6 +132,13 @@ void sroce_win_reduce(struct sroce_win *w, u32 flight);
  * otherwise it grows, up to @max.
  */
 void sroce_win_grow(struct sroce_win *w, u32 acked, u32 max);
+
+/*
+ * An ACK of @acked PSNs came with @flight PSNs in flight (before it; or
+ * SROCE_WIN_FULL): above ssthresh, after a window's worth, the step is
+ * (window / flight)^2 of the round, smoothed.  Before sroce_win_grow().
+ */
+void sroce_win_used(struct sroce_win *w, u32 acked, u32 flight);
 
 /*
  * A timeout's cut was spurious (RFC 4015): back to at least the window and

@@ -5,19 +5,21 @@
  * halves the flight (at least SROCE_WIN_LOSS_MIN), a timeout leaves
  * SROCE_WIN_MIN, a reduction goes at once to the flight plus one and then
  * down by one per two acknowledged, slow start then congestion avoidance
- * up to the largest window, and the undo of a spurious timeout.
+ * up to the largest window, and the undo of a spurious timeout; the step
+ * above ssthresh that sroce_win_used() derives from how much of the
+ * window was in flight.
  */
 #include "ktest.h"
 #include "win.h"
 
 #define MAX 256 /* the kernel's SROCE_REQ_WINDOW */
 
-#define EXPECT_WIN(t, w, sz, thresh, a, shr)               \
-	do {                                               \
-		KTEST_EXPECT_EQ(t, (w)->size, sz);         \
-		KTEST_EXPECT_EQ(t, (w)->ssthresh, thresh); \
-		KTEST_EXPECT_EQ(t, (w)->acc, a);           \
-		KTEST_EXPECT_EQ(t, (w)->shrink, shr);      \
+#define EXPECT_WIN(t, w, sz, thresh, a, shr)                          \
+	do {                                                          \
+		KTEST_EXPECT_EQ(t, (w)->size, sz);                    \
+		KTEST_EXPECT_EQ(t, (w)->ssthresh, thresh);            \
+		KTEST_EXPECT_EQ(t, (w)->acc, (u64)(a)*SROCE_WIN_ONE); \
+		KTEST_EXPECT_EQ(t, (w)->shrink, shr);                 \
 	} while (0)
 
 static void win_init_full(struct ktest *t)
@@ -224,7 +226,9 @@ static void win_undo_spurious(struct ktest *t)
 	sroce_win_undo(&w, &saved);
 	EXPECT_WIN(t, &w, MAX, MAX, 0, false);
 	/* Each of the two at least as large as saved, neither smaller. */
-	w = (struct sroce_win){ .size = 60, .ssthresh = 50, .acc = 7 };
+	w = (struct sroce_win){ .size = 60,
+				.ssthresh = 50,
+				.acc = 7 * SROCE_WIN_ONE };
 	saved = (struct sroce_win){ .size = 40, .ssthresh = 70 };
 	sroce_win_undo(&w, &saved);
 	EXPECT_WIN(t, &w, 60, 70, 7, false);
@@ -234,6 +238,119 @@ static void win_undo_spurious(struct ktest *t)
 	saved = (struct sroce_win){ .size = 2, .ssthresh = 2 };
 	sroce_win_undo(&w, &saved);
 	EXPECT_WIN(t, &w, 201, 128, 0, false);
+}
+
+/* A window of 10 above ssthresh (a loss of 20 in flight), in a round. */
+static void win_ca10(struct sroce_win *w)
+{
+	sroce_win_init(w, MAX);
+	sroce_win_cut(w, 20, false);
+}
+
+/* @rounds window's worths of ACKs of one, @flight in flight at each. */
+static void win_used_rounds(struct sroce_win *w, u32 rounds, u32 flight)
+{
+	u32 i;
+
+	for (i = 0; i < rounds * w->size; i++)
+		sroce_win_used(w, 1, flight);
+}
+
+static void win_step_scaled(struct ktest *t)
+{
+	struct sroce_win w;
+
+	/* Two packets per window's worth: 10 ACKs give 1, 2 more ... */
+	win_ca10(&w);
+	w.ai = 2 * SROCE_WIN_ONE;
+	sroce_win_grow(&w, 10, MAX);
+	EXPECT_WIN(t, &w, 11, 10, 10, false);
+	/* ... with 10 x 2 of the 11 x 1 the next needs already there. */
+	sroce_win_grow(&w, 1, MAX);
+	EXPECT_WIN(t, &w, 12, 10, 1, false);
+	/* A cut keeps the step: it belongs to the host, not the window. */
+	sroce_win_cut(&w, 12, false);
+	KTEST_EXPECT_EQ(t, w.ai, 2 * SROCE_WIN_ONE);
+	/* A new connection has TCP's. */
+	sroce_win_init(&w, MAX);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+}
+
+static void win_used_full(struct ktest *t)
+{
+	struct sroce_win w;
+
+	/* All of the window in flight (or SROCE_WIN_FULL): TCP's step. */
+	win_ca10(&w);
+	win_used_rounds(&w, 3, 10);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+	win_used_rounds(&w, 3, SROCE_WIN_FULL);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+	/* More in flight than the window (a reduction) counts as all. */
+	win_used_rounds(&w, 1, 15);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+}
+
+static void win_used_host_wait(struct ktest *t)
+{
+	struct sroce_win w;
+	u32 i;
+
+	/*
+	 * 8 of 10 in flight: the round is 10/8 of the path's, the step
+	 * (10/8)^2 = 400/256, a quarter of it at each round.
+	 */
+	win_ca10(&w);
+	win_used_rounds(&w, 1, 8);
+	KTEST_EXPECT_EQ(t, w.ai, (3 * 256 + 400) / 4);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+	win_used_rounds(&w, 1, 8);
+	KTEST_EXPECT_EQ(t, w.ai, (3 * 292 + 400) / 4);
+	/* Not before a window's worth: 9 of 10 change nothing. */
+	for (i = 0; i < 9; i++)
+		sroce_win_used(&w, 1, 2);
+	KTEST_EXPECT_EQ(t, w.ai, 319);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 9);
+	/* A cut or a reduction starts the round again, the step kept. */
+	sroce_win_cut(&w, 20, false);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+	KTEST_EXPECT_EQ(t, w.rnd_used, 0);
+	KTEST_EXPECT_EQ(t, w.rnd_offered, 0);
+	KTEST_EXPECT_EQ(t, w.ai, 319);
+	/* Back in flight whole, the step returns to one packet. */
+	win_used_rounds(&w, 40, 10);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+}
+
+static void win_used_bounds(struct ktest *t)
+{
+	struct sroce_win w;
+
+	/* 1 of 10 in flight: the round's step capped at SROCE_WIN_AI_MAX. */
+	win_ca10(&w);
+	win_used_rounds(&w, 1, 1);
+	KTEST_EXPECT_EQ(t, w.ai, (3 * 256 + SROCE_WIN_AI_MAX) / 4);
+	win_used_rounds(&w, 40, 0);
+	KTEST_EXPECT(t, w.ai <= SROCE_WIN_AI_MAX);
+	KTEST_EXPECT(t, w.ai >= SROCE_WIN_AI_MAX - 4);
+	/* One ACK of more than a window counts a window's worth. */
+	win_ca10(&w);
+	sroce_win_used(&w, 1000, 5);
+	KTEST_EXPECT_EQ(t, w.ai, (3 * 256 + 1024) / 4);
+	/* Slow start and a shrink count nothing. */
+	sroce_win_init(&w, MAX);
+	sroce_win_cut(&w, 20, true);
+	sroce_win_used(&w, 1, 1);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+	sroce_win_init(&w, MAX);
+	sroce_win_reduce(&w, 200);
+	sroce_win_used(&w, 1, 1);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+	/* Nor a window past SROCE_WIN_USED_MAXW (its sums would not fit). */
+	sroce_win_init(&w, U32_MAX);
+	sroce_win_used(&w, 1, 1);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
 }
 
 static const struct ktest_case win_cases[] = {
@@ -247,6 +364,10 @@ static const struct ktest_case win_cases[] = {
 	KTEST_CASE(win_reduce_bounds),
 	KTEST_CASE(win_settle_before_loss),
 	KTEST_CASE(win_undo_spurious),
+	KTEST_CASE(win_step_scaled),
+	KTEST_CASE(win_used_full),
+	KTEST_CASE(win_used_host_wait),
+	KTEST_CASE(win_used_bounds),
 };
 
 KTEST_SUITE(win);

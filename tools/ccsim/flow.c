@@ -113,6 +113,8 @@ int sim_cc_param_set(struct sroce_cc_params *p, const char *key,
 		p->clamp_tgt_rate_after_time_inc = !!v;
 	else if (!strcmp(key, "cnp_window_cut"))
 		p->cnp_win_cut = !!v;
+	else if (!strcmp(key, "window_rtt_fair"))
+		p->win_rtt_fair = !!v;
 	else if (!strcmp(key, "hpcc_eta"))
 		p->hpcc_eta = (u32)v;
 	else if (!strcmp(key, "hpcc_max_stage"))

@@ -103,12 +103,34 @@ static void sim_rc_cut(struct sim *s, struct sim_flow *f, bool timeout)
 	sim_rc_recovery_start(f);
 }
 
-/* Progress of @acked packets (recovery): the window grows back. */
+/*
+ * What @f has in flight as sroce_win_used() takes it: a flow that pacing
+ * or a PFC pause holds back (the network's congestion, not its host's),
+ * or that has sent all it had, counts as keeping its window in flight,
+ * as comp.c's req.win_idle does.
+ */
+static u32 sim_rc_used(const struct sim *s, const struct sim_flow *f)
+{
+	if (f->paused || (f->npkts && f->snd_nxt >= f->npkts) ||
+	    (f->cc.active && !sroce_cc_pace_ok(f->edt, s->now / SIM_PS_PER_NS)))
+		return SROCE_WIN_FULL;
+	return f->snd_nxt - f->snd_una;
+}
+
+/*
+ * Progress of @acked packets (recovery), before snd_una moves: the window
+ * grows back, by a step that follows how much of it the flow had in
+ * flight (window_rtt_fair: packets wait for a NIC that the host's other
+ * flows keep busy).
+ */
 static void sim_rc_grow(struct sim *s, struct sim_flow *f, u32 acked)
 {
 	f->backoff = 0;
-	if (s->cfg.recovery)
-		sroce_win_grow(&f->win, acked, sim_rc_wmax(s, f));
+	if (!s->cfg.recovery)
+		return;
+	if (f->params.win_rtt_fair)
+		sroce_win_used(&f->win, acked, sim_rc_used(s, f));
+	sroce_win_grow(&f->win, acked, sim_rc_wmax(s, f));
 }
 
 /* The timeout now, with the backoff (recovery). */
