@@ -422,6 +422,18 @@ void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn)
 	spin_unlock_irqrestore(&cc->lock, flags);
 }
 
+/* ---- the recovery window (comp.c) ---- */
+
+bool sroce_cc_win_rtt_fair(struct sroce_qp *qp)
+{
+	bool fair;
+
+	rcu_read_lock();
+	fair = rcu_dereference(qp->sdev->cc->rp)->win_rtt_fair;
+	rcu_read_unlock();
+	return fair;
+}
+
 /* ---- telemetry (on_int: HPCC, int.c) ---- */
 
 bool sroce_cc_int_ack(struct sroce_qp *qp, u64 ack_seq, u64 snd_nxt,

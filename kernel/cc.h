@@ -119,6 +119,9 @@ void sroce_cc_sent_slow(struct sroce_qp *qp, u32 bytes);
 void sroce_cc_rtt_sent_slow(struct sroce_qp *qp, u32 psn);
 void sroce_cc_rtt_acked_slow(struct sroce_qp *qp, u32 una_psn);
 
+/* roce_rp/window_rtt_fair of @qp's device (RCU inside). */
+bool sroce_cc_win_rtt_fair(struct sroce_qp *qp);
+
 /*
  * Pacing: may the QP send a data packet now?  If not, the pacing timer
  * runs the requester and the responder at the departure time.  Caller

@@ -6,8 +6,8 @@
  *   ecn/roce_np/  min_time_between_cnps cnp_dscp cnp_802p_prio cnp_ecn
  *                 enable/<0..7>
  *   ecn/roce_rp/  rpg_* dce_tcp_* rate_* initial_alpha_value clamp_*
- *                 cnp_window_cut hpcc_* cc_algo available_cc_algos
- *                 flavour enable/<0..7>
+ *                 cnp_window_cut window_rtt_fair hpcc_* cc_algo
+ *                 available_cc_algos flavour enable/<0..7>
  *   ecn/roce_tx/  default_dscp ect/<0..7>
  *
  * Units and ranges are in Documentation/ABI/testing/
@@ -151,6 +151,8 @@ SROCE_RP_KNOB(clamp_tgt_rate_after_time_inc, clamp_tgt_rate_after_time_inc,
 	      BOOL, 1, 0, 1);
 /* not NVIDIA's: a handled CNP also cuts an RC QP's recovery window */
 SROCE_RP_KNOB(cnp_window_cut, cnp_win_cut, BOOL, 1, 0, 1);
+/* not NVIDIA's: the window's step follows how much of it waits in the host */
+SROCE_RP_KNOB(window_rtt_fair, win_rtt_fair, BOOL, 1, 0, 1);
 /* HPCC (proto/cc_hpcc.c); cc_hpcc.c bounds T to 100 ms itself */
 SROCE_RP_KNOB(hpcc_eta, hpcc_eta, U32, 1, 1, 100);
 SROCE_RP_KNOB(hpcc_max_stage, hpcc_max_stage, U32, 1, 0, 255);
@@ -432,6 +434,7 @@ static struct attribute *sroce_rp_attrs[] = {
 	&sroce_rp_clamp_tgt_rate.attr.attr,
 	&sroce_rp_clamp_tgt_rate_after_time_inc.attr.attr,
 	&sroce_rp_cnp_window_cut.attr.attr,
+	&sroce_rp_window_rtt_fair.attr.attr,
 	&sroce_rp_hpcc_eta.attr.attr,
 	&sroce_rp_hpcc_max_stage.attr.attr,
 	&sroce_rp_hpcc_ai_rate.attr.attr,

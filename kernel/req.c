@@ -570,9 +570,13 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 
 		if (sroce_req_sqd_holds(req))
 			return;
+		/* what stops it below, unless said otherwise, is the host */
+		req->win_idle = false;
 		if (req->next == req->fetched) {
-			if (!sroce_req_more_posted(qp))
+			if (!sroce_req_more_posted(qp)) {
+				req->win_idle = true; /* nothing to send */
 				return;
+			}
 			sroce_req_fetch_one(qp);
 			continue;
 		}
@@ -585,9 +589,17 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		if (!sroce_req_may_send(qp, swqe) ||
-		    sroce_req_pfc_paused(qp, swqe) || !sroce_req_cpu_ok(qp) ||
-		    !sroce_cc_may_send(qp, &qp->cc))
-			return; /* paused: pfc.c kicks; pacing: cc.c's timer */
+		    sroce_req_pfc_paused(qp, swqe)) {
+			/* the window, a fence, READs or the fabric: not the host */
+			req->win_idle = true;
+			return; /* paused: pfc.c kicks */
+		}
+		if (!sroce_req_cpu_ok(qp))
+			return;
+		if (!sroce_cc_may_send(qp, &qp->cc)) {
+			req->win_idle = true;
+			return; /* pacing: cc.c's timer */
+		}
 		if (!budget--) {
 			/* Let other QPs and softirqs run; go on later. */
 			sroce_task_schedule(qp);

@@ -195,6 +195,14 @@ struct sroce_req {
 	 * no further.
 	 */
 	struct sroce_win win;
+	/*
+	 * The requester last stopped for a reason that is not its host's:
+	 * the window itself, nothing posted, a fence or READs, a PFC pause,
+	 * pacing.  Otherwise (its budget, another CPU's turn, the local
+	 * queue) packets the window lets go wait in the host, and the ACKs
+	 * tell sroce_win_used() so (window_rtt_fair, comp.c).
+	 */
+	bool win_idle;
 	u32 recover_psn;
 	bool in_recovery;
 	/*

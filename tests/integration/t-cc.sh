@@ -62,7 +62,8 @@ defaults() {
 		expect_knob $rp/initial_alpha_value 1023 &&
 		expect_knob $rp/clamp_tgt_rate 0 &&
 		expect_knob $rp/clamp_tgt_rate_after_time_inc 1 &&
-		expect_knob $rp/cnp_window_cut 1
+		expect_knob $rp/cnp_window_cut 1 &&
+		expect_knob $rp/window_rtt_fair 1
 }
 ktap_check "ecn/ knobs exist with the NVIDIA defaults" defaults
 
@@ -89,7 +90,7 @@ bad_writes() {
 		refuse $rp/rpg_min_rate 0 && refuse $rp/dce_tcp_rtt 0 &&
 		refuse $rp/initial_alpha_value 1025 &&
 		refuse $rp/clamp_tgt_rate 2 && refuse $rp/rpg_ai_rate abc &&
-		refuse $rp/cnp_window_cut 2 &&
+		refuse $rp/cnp_window_cut 2 && refuse $rp/window_rtt_fair 2 &&
 		refuse $rp/rpg_max_rate 400001 &&
 		refuse $rp/flavour fancy && refuse $rp/cc_algo bogus
 }
@@ -106,9 +107,12 @@ good_writes() {
 		expect_knob $rp/rpg_byte_reset 10485760 &&
 		echo 0 >$rp/cnp_window_cut &&
 		expect_knob $rp/cnp_window_cut 0 &&
+		echo 0 >$rp/window_rtt_fair &&
+		expect_knob $rp/window_rtt_fair 0 &&
 		echo mlx >$rp/flavour && expect_knob $rp/rpg_time_reset 300 &&
 		expect_knob $rp/rpg_ai_rate 5 &&
-		expect_knob $rp/cnp_window_cut 1
+		expect_knob $rp/cnp_window_cut 1 &&
+		expect_knob $rp/window_rtt_fair 1
 }
 ktap_check "writes in range read back; flavour loads its defaults" good_writes
 
