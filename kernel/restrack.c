@@ -14,6 +14,7 @@
 struct sroce_restrack_snap {
 	u32 psn, una_psn, next, fetched, done, posted, rd_inflight;
 	u32 backlog, kick, rnr_wait, tx_held, error;
+	u32 win_size, win_ssthresh, win_ai;
 	int tx_cpu;
 	u32 resp_psn, resp_msn, resp_in_msg, resp_rd_head, resp_rd_send;
 	u32 resp_rd_stop;
@@ -41,6 +42,9 @@ static void sroce_restrack_snap(struct sroce_qp *qp,
 	s->tx_held = req->tx_held;
 	s->error = req->error;
 	s->tx_cpu = req->tx_cpu;
+	s->win_size = req->win.size;
+	s->win_ssthresh = req->win.ssthresh;
+	s->win_ai = req->win.ai;
 	sroce_req_unlock(qp);
 	s->backlog = skb_queue_len_lockless(&req->backlog);
 	s->kick = READ_ONCE(req->kick);
@@ -93,6 +97,9 @@ static int sroce_restrack_fill_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "tx_held", s.tx_held) ||
 	    rdma_nl_put_driver_u32(msg, "req_error", s.error) ||
 	    rdma_nl_put_driver_u32(msg, "tx_cpu", (u32)s.tx_cpu) ||
+	    rdma_nl_put_driver_u32(msg, "win_size", s.win_size) ||
+	    rdma_nl_put_driver_u32(msg, "win_ssthresh", s.win_ssthresh) ||
+	    rdma_nl_put_driver_u32(msg, "win_ai", s.win_ai) ||
 	    rdma_nl_put_driver_u32_hex(msg, "rq_epsn", s.resp_psn) ||
 	    rdma_nl_put_driver_u32(msg, "rq_msn", s.resp_msn) ||
 	    rdma_nl_put_driver_u32(msg, "rq_in_msg", s.resp_in_msg) ||
