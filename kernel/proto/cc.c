@@ -23,7 +23,7 @@ void sroce_cc_params_default(struct sroce_cc_params *p,
 	p->gd = 11;
 	p->min_dec_fac = 50;
 	p->cnp_win_cut = true;
-	p->win_rtt_fair = true;
+	p->win_rtt_fair = false;
 	p->flavour = flavour;
 	/*
 	 * HPCC as the paper evaluates it: eta 95 %, maxStage 5; W_AI =

@@ -63,7 +63,7 @@ defaults() {
 		expect_knob $rp/clamp_tgt_rate 0 &&
 		expect_knob $rp/clamp_tgt_rate_after_time_inc 1 &&
 		expect_knob $rp/cnp_window_cut 1 &&
-		expect_knob $rp/window_rtt_fair 1
+		expect_knob $rp/window_rtt_fair 0
 }
 ktap_check "ecn/ knobs exist with the NVIDIA defaults" defaults
 
@@ -107,12 +107,12 @@ good_writes() {
 		expect_knob $rp/rpg_byte_reset 10485760 &&
 		echo 0 >$rp/cnp_window_cut &&
 		expect_knob $rp/cnp_window_cut 0 &&
-		echo 0 >$rp/window_rtt_fair &&
-		expect_knob $rp/window_rtt_fair 0 &&
+		echo 1 >$rp/window_rtt_fair &&
+		expect_knob $rp/window_rtt_fair 1 &&
 		echo mlx >$rp/flavour && expect_knob $rp/rpg_time_reset 300 &&
 		expect_knob $rp/rpg_ai_rate 5 &&
 		expect_knob $rp/cnp_window_cut 1 &&
-		expect_knob $rp/window_rtt_fair 1
+		expect_knob $rp/window_rtt_fair 0
 }
 ktap_check "writes in range read back; flavour loads its defaults" good_writes
 
