@@ -54,6 +54,10 @@
 #   UCX_NET_DEVICES per rank    every device is visible to every rank.
 #   UCX_IB_GID_INDEX            the IPv4 RoCE v2 GID, not UCX's choice.
 #   ulimit -l unlimited         UCX registers its receive rings up front.
+#   FI_UNIVERSE_SIZE=64 (RxM)   RxM's one verbs CQ holds (128 + 128) x
+#                               the universe size (default 1024) entries,
+#                               262144: more than max_cqe (sroce 65536,
+#                               rxe 32767), fi_enable() fails with EINVAL.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 top=$(cd "$here/../.." && pwd -P)
@@ -182,17 +186,20 @@ mpi_rows() {
 # provider's FI_EP_MSG and on RxM (FI_EP_RDM) per size; CSV rows
 # "fabric,DRV,msg|rdm,fi_pingpong,SIZE,USEC,us" (usec per transfer).
 fabric_rows() {
-	local drv=$1 d1 d2 n1 n2 ip ep prov size v s
+	local drv=$1 d1 d2 n1 n2 ip ep prov size v s univ
 	read -r d1 _ d2 _ n1 n2 ip <<<"$(side "$drv")"
 	for ep in msg rdm; do
-		prov=verbs
-		[ $ep = rdm ] && prov='verbs;ofi_rxm'
+		prov=verbs univ=1024
+		# RxM's CQ size: see FI_UNIVERSE_SIZE at the top.
+		[ $ep = rdm ] && prov='verbs;ofi_rxm' univ=64
 		for size in 64 4096 65536; do
-			in_ns "$n2" timeout 120 fi_pingpong -p "$prov" -e $ep \
+			in_ns "$n2" timeout 120 env FI_UNIVERSE_SIZE=$univ \
+				fi_pingpong -p "$prov" -e $ep \
 				-d "$d2" -I 200 -S $size -c >/tmp/fi-srv.log 2>&1 &
 			s=$!
 			wait_until 20 port_listening "$n2" 47592
-			v=$(in_ns "$n1" timeout 100 fi_pingpong -p "$prov" -e $ep \
+			v=$(in_ns "$n1" timeout 100 env FI_UNIVERSE_SIZE=$univ \
+				fi_pingpong -p "$prov" -e $ep \
 				-d "$d1" -I 200 -S $size -c "$ip" 2>&1 |
 				awk '$2 == 200 && $7 ~ /^[0-9.]+$/ { print $7 }')
 			wait "$s" || v=

@@ -8,6 +8,13 @@
 # device's byte counters move by the payload at least.  rdma_rxe's figures
 # next to sroce's: `make bench-mpi` (bench/mpi/run.sh, fabric rows).
 #
+# RxM runs with FI_UNIVERSE_SIZE=64 (RXM_UNIV below): RxM sizes its one
+# verbs CQ for every peer of the job at once, (msg_rx_size 128 + msg_tx_size
+# 128) x FI_UNIVERSE_SIZE (default 1024) = 262144 entries
+# (rxm_ep_msg_cq_open(), libfabric 1.17), more than sroce's max_cqe 65536
+# or rxe's 32767: ibv_create_cq() fails with EINVAL and so does the
+# server's fi_enable().  fi_pingpong has one peer; 64 gives 16384 entries.
+#
 # Topology: make_two_ns (see lib.sh); fi_pingpong runs inside the
 # namespaces (libfabric's verbs provider connects through rdma_cm, which
 # resolves addresses in the caller's namespace):
@@ -25,6 +32,8 @@ ulimit -l unlimited
 
 # fi_pingpong's control port (its default, 47592).
 FI_PORT=47592
+# RxM's peers for its CQ size (see the top): 256 x 64 = 16384 CQEs.
+RXM_UNIV=64
 
 info=$(ip netns exec ns1 fi_info -p verbs 2>&1)
 ktap_result "fi_info -p verbs: domain sroce1, FI_EP_MSG and FI_EP_RDM" \
@@ -35,11 +44,13 @@ ktap_result "fi_info -p verbs: domain sroce1, FI_EP_MSG and FI_EP_RDM" \
 # pp NAME PROV EP SIZE ITERS: fi_pingpong with its data check, server
 # sroce2 (ns2), client sroce1 (ns1); the result row in the diagnostics.
 pp() {
-	local name=$1 prov=$2 ep=$3 size=$4 n=$5 args row
+	local name=$1 prov=$2 ep=$3 size=$4 n=$5 args row cmd
 	args="-p '$prov' -e $ep -I $n -S $size -c"
+	cmd=fi_pingpong
+	[ "$ep" = rdm ] && cmd="env FI_UNIVERSE_SIZE=$RXM_UNIV fi_pingpong"
 	PAIR_PORT=$FI_PORT run_pair 90 \
-		ns2 "fi_pingpong $args -d sroce2" \
-		ns1 "fi_pingpong $args -d sroce1 10.11.0.2"
+		ns2 "$cmd $args -d sroce2" \
+		ns1 "$cmd $args -d sroce1 10.11.0.2"
 	local st=$?
 	# bytes iters total time MB/sec usec/xfer Mxfers/sec
 	row=$(awk '$2 == '"$n"' && $6 ~ /^[0-9.]+$/' <<<"$pair_cout")
@@ -52,16 +63,14 @@ pp() {
 b0=$(hw_counter sroce1 sent_bytes)
 pp "fi_pingpong verbs FI_EP_MSG 64 B x 200, data checked" verbs msg 64 200
 pp "fi_pingpong verbs FI_EP_MSG 64 KiB x 50, data checked" verbs msg 65536 50
+pp "fi_pingpong verbs;ofi_rxm FI_EP_RDM 64 B x 200, data checked" \
+	'verbs;ofi_rxm' rdm 64 200
+pp "fi_pingpong verbs;ofi_rxm FI_EP_RDM 64 KiB x 50, data checked" \
+	'verbs;ofi_rxm' rdm 65536 50
 b1=$(hw_counter sroce1 sent_bytes)
-# RxM does not run yet: the server's fi_enable() of its RDM endpoint fails
-# with EINVAL (pingpong.c:1551) on sroce in the 6.1 guest; not investigated
-# (rxe not tried).  Skipped, not hidden: remove the skips when it works.
-ktap_skip "fi_pingpong verbs;ofi_rxm FI_EP_RDM 64 B x 200, data checked" \
-	"server fi_enable() EINVAL (not investigated yet)"
-ktap_skip "fi_pingpong verbs;ofi_rxm FI_EP_RDM 64 KiB x 50, data checked" \
-	"server fi_enable() EINVAL (not investigated yet)"
-# sroce1 sends 50 messages in the 64 KiB run.
-want=$((50 * 65536))
+# sroce1 sends 50 messages in each 64 KiB run, MSG and RxM: RxM's traffic
+# must have crossed sroce too (not another provider).
+want=$((2 * 50 * 65536))
 ktap_result "sroce1 sent_bytes moved by the 64 KiB payloads at least" \
 	"$([ $((b1 - b0)) -ge $want ]; echo $?)" \
 	"sent_bytes $b0 -> $b1, want +$want"
