@@ -174,10 +174,12 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 /*
  * What the window had in flight when @acked PSNs were acknowledged
  * (una_psn has moved past them), for sroce_win_used(): less than the
- * window if packets it let go were still waiting in the host (for this
- * CPU, another QP's turn, the local queue); all of it, SROCE_WIN_FULL,
- * if the requester stopped for another reason (req.win_idle) or
- * roce_rp/window_rtt_fair is 0 (the step stays TCP's one packet).
+ * window if packets it let go were still waiting in the host before they
+ * were sent (for the 64-packet budget, the transmit CPU's turn, an skb
+ * allocation); all of it, SROCE_WIN_FULL, if the requester stopped for
+ * another reason (req.win_idle).  A packet handed to the qdisc or the
+ * NIC counts as in flight: a NIC that other QPs keep busy is not seen
+ * here (Documentation/cc.rst, "The window's step and the host").
  */
 static u32 sroce_comp_win_flight(struct sroce_qp *qp, u32 acked)
 {
@@ -185,7 +187,7 @@ static u32 sroce_comp_win_flight(struct sroce_qp *qp, u32 acked)
 	s32 left;
 
 	lockdep_assert_held(&req->lock);
-	if (req->win_idle || !sroce_cc_win_rtt_fair(qp))
+	if (req->win_idle)
 		return SROCE_WIN_FULL;
 	left = sroce_psn_diff(req->psn, req->una_psn);
 	return (left > 0 ? (u32)left : 0) + acked;
@@ -205,7 +207,12 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 acked)
 	sroce_cc_rtt_acked(qp, &qp->cc, req->una_psn);
 	/* Only the first ACK after a timeout may show it was spurious. */
 	req->rto_undo = false;
-	sroce_win_used(&req->win, acked, sroce_comp_win_flight(qp, acked));
+	/* roce_rp/window_rtt_fair 0: TCP's step, at once if it was on */
+	if (sroce_cc_win_rtt_fair(qp))
+		sroce_win_used(&req->win, acked,
+			       sroce_comp_win_flight(qp, acked));
+	else
+		sroce_win_step_reset(&req->win);
 	sroce_win_grow(&req->win, acked, SROCE_REQ_WINDOW);
 	/*
 	 * Recovery ends with what was sent before its cut acknowledged; left

@@ -156,6 +156,7 @@ static void sroce_req_reset_locked(struct sroce_qp *qp)
 	req->rnr_wait = false;
 	req->tx_held = false;
 	req->tx_refused = false;
+	req->win_idle = true;
 	req->hold_shift = 0;
 	req->error = false;
 	req->err_moved = false;
@@ -568,15 +569,18 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 	       !req->stopped) {
 		struct sroce_swqe *swqe;
 
+		/*
+		 * What stops it below is not its host (the window, nothing
+		 * posted, a drain, a fence, READs, a local operation's wait
+		 * for ACKs, PFC, pacing) unless it says so (win_idle is for
+		 * window_rtt_fair, comp.c).
+		 */
+		req->win_idle = true;
 		if (sroce_req_sqd_holds(req))
 			return;
-		/* what stops it below, unless said otherwise, is the host */
-		req->win_idle = false;
 		if (req->next == req->fetched) {
-			if (!sroce_req_more_posted(qp)) {
-				req->win_idle = true; /* nothing to send */
+			if (!sroce_req_more_posted(qp))
 				return;
-			}
 			sroce_req_fetch_one(qp);
 			continue;
 		}
@@ -589,19 +593,17 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		if (!sroce_req_may_send(qp, swqe) ||
-		    sroce_req_pfc_paused(qp, swqe)) {
-			/* the window, a fence, READs or the fabric: not the host */
-			req->win_idle = true;
+		    sroce_req_pfc_paused(qp, swqe))
 			return; /* paused: pfc.c kicks */
-		}
-		if (!sroce_req_cpu_ok(qp))
+		if (!sroce_req_cpu_ok(qp)) {
+			req->win_idle = false; /* the transmit CPU's turn */
 			return;
-		if (!sroce_cc_may_send(qp, &qp->cc)) {
-			req->win_idle = true;
-			return; /* pacing: cc.c's timer */
 		}
+		if (!sroce_cc_may_send(qp, &qp->cc))
+			return; /* pacing: cc.c's timer */
 		if (!budget--) {
 			/* Let other QPs and softirqs run; go on later. */
+			req->win_idle = false;
 			sroce_task_schedule(qp);
 			return;
 		}
@@ -611,10 +613,13 @@ void sroce_req_run_locked(struct sroce_qp *qp)
 			continue;
 		}
 		if (n == -EAGAIN || sroce_req_send_one(qp, swqe) == -EAGAIN) {
+			req->win_idle = false; /* no skb now */
 			sroce_task_schedule(qp);
 			return;
 		}
 	}
+	/* Out of the loop: a refusal of the local queue is the host's. */
+	req->win_idle = !req->tx_held;
 }
 
 void sroce_req_run(struct sroce_qp *qp)

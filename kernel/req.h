@@ -197,10 +197,11 @@ struct sroce_req {
 	struct sroce_win win;
 	/*
 	 * The requester last stopped for a reason that is not its host's:
-	 * the window itself, nothing posted, a fence or READs, a PFC pause,
-	 * pacing.  Otherwise (its budget, another CPU's turn, the local
-	 * queue) packets the window lets go wait in the host, and the ACKs
-	 * tell sroce_win_used() so (window_rtt_fair, comp.c).
+	 * the window itself, nothing posted, a drain, a fence or READs, a
+	 * local operation's wait for ACKs, a PFC pause, pacing.  Otherwise
+	 * (its budget, the transmit CPU's turn, an skb allocation, the local
+	 * queue's refusal) packets the window lets go wait in the host, and
+	 * the ACKs tell sroce_win_used() so (window_rtt_fair, comp.c).
 	 */
 	bool win_idle;
 	u32 recover_psn;

@@ -130,6 +130,14 @@ void sroce_win_used(struct sroce_win *w, u32 acked, u32 flight)
 	sroce_win_round(w);
 }
 
+void sroce_win_step_reset(struct sroce_win *w)
+{
+	if (w->ai == SROCE_WIN_ONE)
+		return;
+	w->ai = SROCE_WIN_ONE;
+	sroce_win_round(w);
+}
+
 void sroce_win_undo(struct sroce_win *w, const struct sroce_win *saved)
 {
 	if (w->size < saved->size)

@@ -140,6 +140,9 @@ void sroce_win_grow(struct sroce_win *w, u32 acked, u32 max);
  */
 void sroce_win_used(struct sroce_win *w, u32 acked, u32 flight);
 
+/* The step back to one packet, TCP's, at once (window_rtt_fair off). */
+void sroce_win_step_reset(struct sroce_win *w);
+
 /*
  * A timeout's cut was spurious (RFC 4015): back to at least the window and
  * ssthresh of @saved, a copy of @w taken before the cut.

@@ -276,6 +276,29 @@ static void win_step_scaled(struct ktest *t)
 	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
 }
 
+static void win_step_reset_off(struct ktest *t)
+{
+	struct sroce_win w;
+
+	/* Half the window waits in the host: the step rises ... */
+	win_ca10(&w);
+	win_used_rounds(&w, 2, 5);
+	KTEST_EXPECT(t, w.ai > SROCE_WIN_ONE);
+	/* ... half a round is counted, then the knob goes off: */
+	sroce_win_used(&w, 5, 5);
+	sroce_win_step_reset(&w);
+	KTEST_EXPECT_EQ(t, w.ai, SROCE_WIN_ONE);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 0);
+	/* TCP's step again: 10 ACKs give one packet more. */
+	w.acc = 0;
+	sroce_win_grow(&w, 10, MAX);
+	KTEST_EXPECT_EQ(t, w.size, 11);
+	/* At TCP's step already, nothing changes. */
+	sroce_win_used(&w, 3, SROCE_WIN_FULL);
+	sroce_win_step_reset(&w);
+	KTEST_EXPECT_EQ(t, w.rnd_acked, 3);
+}
+
 static void win_used_full(struct ktest *t)
 {
 	struct sroce_win w;
@@ -367,6 +390,7 @@ static const struct ktest_case win_cases[] = {
 	KTEST_CASE(win_step_scaled),
 	KTEST_CASE(win_used_full),
 	KTEST_CASE(win_used_host_wait),
+	KTEST_CASE(win_step_reset_off),
 	KTEST_CASE(win_used_bounds),
 };
 

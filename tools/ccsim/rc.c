@@ -106,8 +106,10 @@ static void sim_rc_cut(struct sim *s, struct sim_flow *f, bool timeout)
 /*
  * What @f has in flight as sroce_win_used() takes it: a flow that pacing
  * or a PFC pause holds back (the network's congestion, not its host's),
- * or that has sent all it had, counts as keeping its window in flight,
- * as comp.c's req.win_idle does.
+ * or that has sent all it had, counts as keeping its window in flight.
+ * A packet that waits for the host's NIC is not in flight here; in the
+ * kernel it is (comp.c counts what it handed to the qdisc), so the model
+ * sees a wait the kernel does not (cc.rst).
  */
 static u32 sim_rc_used(const struct sim *s, const struct sim_flow *f)
 {
