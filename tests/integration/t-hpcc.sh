@@ -105,8 +105,10 @@ ktap_result "no switch, no INT: nothing echoed or received (line rate kept)" \
 
 # hpcc against dcqcn, both at line rate (no bottleneck, no INT), same boot
 # and no capture: hpcc paces every packet from init (so sends packet by
-# packet, no tx batches), dcqcn sends unpaced batches.  Best of three runs
-# each, alternating, against TCG's noise (single runs spread 3x).
+# packet, no tx batches), dcqcn sends unpaced batches.  Best of five runs
+# each, alternating, against TCG's noise: single runs spread 3-6x, and on
+# a loaded host (2026-12-07, load 5-6) the best of three once came to
+# 4.36x (hpcc 7740-10761, dcqcn 1775-5986 usec).
 pp_usec() { # ALGO PORT
 	local algo=$1 port=$2 d
 	for d in sroce1 sroce2; do echo "$algo" >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
@@ -121,7 +123,7 @@ best() { # best of the usec figures on stdin ("" if any run failed)
 	     END { if (!bad && m) print m }'
 }
 pp=()
-for algo in dcqcn hpcc dcqcn hpcc dcqcn hpcc; do
+for algo in dcqcn hpcc dcqcn hpcc dcqcn hpcc dcqcn hpcc dcqcn hpcc; do
 	port=$((port + 1))
 	pp+=("$algo $(pp_usec $algo $port || echo failed)")
 done
@@ -132,7 +134,7 @@ hp=$(printf '%s\n' "${pp[@]}" | sed -n 's/^hpcc //p' | best)
 # dcqcn's time in five boots under varying host load (Documentation/
 # cc.rst, "hpcc"); 4x still catches a pacer that waits for its timer at
 # line rate (8x was reported once).
-ktap_result "hpcc at line rate within 4x of dcqcn's time (best of three each)" \
+ktap_result "hpcc at line rate within 4x of dcqcn's time (best of five each)" \
 	"$([ -n "$dc" ] && [ -n "$hp" ] && [ "$hp" -le $((4 * dc)) ]; echo $?)" \
 	"hpcc ${hp:-?} usec/iter, dcqcn ${dc:-?}"
 for d in sroce1 sroce2; do echo dcqcn >/sys/class/infiniband/$d/ecn/roce_rp/cc_algo; done
