@@ -184,13 +184,12 @@ static void sroce_comp_win_undo(struct sroce_qp *qp, u32 una)
 static u32 sroce_comp_win_flight(struct sroce_qp *qp, u32 acked)
 {
 	struct sroce_req *req = &qp->req;
-	s32 left;
 
 	lockdep_assert_held(&req->lock);
 	if (req->win_idle)
 		return SROCE_WIN_FULL;
-	left = sroce_psn_diff(req->psn, req->una_psn);
-	return (left > 0 ? (u32)left : 0) + acked;
+	/* what is left, at most the window (sroce_win_used() caps the sum) */
+	return sroce_comp_flight(req) + acked;
 }
 
 /*
